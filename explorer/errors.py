@@ -1,0 +1,23 @@
+"""Typed errors. Every message says what happened and what to do about it.
+
+The command line and the app turn any ``ExplorerError`` into one clear line; anything
+else escaping the library is a bug.
+"""
+
+from __future__ import annotations
+
+
+class ExplorerError(Exception):
+    """Base of every error the library raises on purpose."""
+
+
+class DocumentError(ExplorerError):
+    """A document could not be read: empty, corrupt, encrypted, binary, no text layer."""
+
+
+class SettingsError(ExplorerError, ValueError):
+    """Chunking settings that cannot work (size <= 0, overlap >= size, unknown name)."""
+
+
+class MeasureError(ExplorerError):
+    """A size measure could not be set up (unknown or unavailable encoding, model files)."""
