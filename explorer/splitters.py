@@ -212,8 +212,11 @@ _WORD = re.compile(r"\s+")
 _SENTENCE_END = re.compile(r"([.!?…]+[\"'”’»)\]]*)(?=\s)|\r?\n")
 _BLOCK_START = re.compile(r"[ \t]*(?:[-*+>|#]|\d{1,3}[.)])(?=\s)|[ \t]*(?:\r?\n|\r|$)")
 _ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof sr jr st vs etc al fig figs no nos vol pp p sec ch art inc ltd co corp "
-    "approx dept est jan feb mar apr jun jul aug sep sept oct nov dec e.g i.e cf viz".split()
+    (
+        "mr mrs ms dr prof sr jr st vs etc al fig figs no nos vol pp p sec ch art inc ltd co "
+        "corp approx dept est jan feb mar apr jun jul aug sep sept oct nov dec e.g i.e cf viz "
+        "lbs oz ft min max incl resp ca"
+    ).split()
 )
 
 
@@ -223,8 +226,12 @@ def _sentence_cut(m: re.Match[str]) -> int:
 
 
 def _sentence_cut_ok(text: str, c: int) -> bool:
-    """Is the cut at ``c`` (just after a sentence's end, or at a line end) a real sentence end?"""
-    n = len(text)
+    """Is the cut at ``c`` (just after a sentence's end, or at a line end) a real sentence end?
+
+    Not after a known abbreviation ("e.g.", "Dr.", "approx."), a dotted word ("U.S.") or an
+    initial ("J. Smith"). A lowercase word after the full stop still starts a sentence: chat
+    logs and informal text are full of them.
+    """
     if c <= 0:
         return False
     if text[c] in "\r\n":
@@ -239,11 +246,6 @@ def _sentence_cut_ok(text: str, c: int) -> bool:
             return True
         line_start = text.rfind("\n", 0, c) + 1
         return text[line_start:c].lstrip()[:1] in ("#", "|")
-    j = c
-    while j < n and text[j] in " \t":
-        j += 1
-    if j < n and text[j].islower():
-        return False  # "e.g. something", "approx. five"
     # the word before the punctuation
     k = c
     while k > 0 and text[k - 1] in ".!?…\"'”’»)]":

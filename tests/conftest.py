@@ -1,0 +1,60 @@
+"""Shared fixtures: hypothesis profiles, the real corpus, small documents built in memory."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from explorer.documents import Document, load_path, markdown_structure
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO / "sample_docs"
+# CI clones the repository next to shared/, as this checkout is.
+SHARED = REPO.parent / "shared"
+CORPUS = SHARED / "corpus"
+BENCHMARK = SHARED / "benchmarks" / "chroma-chunking-eval"
+
+settings.register_profile(
+    "ci", max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "large", max_examples=10_000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("dev", max_examples=40, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def corpus_files(*suffixes: str) -> list[Path]:
+    if not CORPUS.is_dir():  # pragma: no cover - the corpus is part of the workplace
+        raise RuntimeError(f"the shared corpus is missing at {CORPUS}")
+    return sorted(p for p in CORPUS.iterdir() if p.suffix in suffixes and p.name != "SOURCES.md")
+
+
+def make_doc(text: str, *, kind: str = "text", name: str = "t.txt") -> Document:
+    """A document straight from a string (Markdown structure parsed when kind is markdown)."""
+    sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    if kind == "markdown":
+        blocks, headings = markdown_structure(text)
+        return Document(
+            name=name, kind="markdown", sha256=sha, text=text, blocks=blocks, headings=headings
+        )
+    return Document(name=name, kind="text", sha256=sha, text=text)
+
+
+_loaded: dict[Path, Document] = {}
+
+
+def load_cached(path: Path) -> Document:
+    if path not in _loaded:
+        _loaded[path] = load_path(path)
+    return _loaded[path]
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    assert CORPUS.is_dir(), f"the shared corpus is missing at {CORPUS}"
+    return CORPUS

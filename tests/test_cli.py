@@ -1,0 +1,116 @@
+"""The command line, end to end in a subprocess: output format and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import corpus_files, load_cached
+
+FIELDS = {
+    "id", "index", "start", "end", "text", "size", "unit", "page_start", "page_end",
+    "heading_path", "overlap", "flags",
+}  # fmt: skip
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", *args], capture_output=True, timeout=300, check=False
+    )
+
+
+@pytest.mark.parametrize("path", corpus_files(".md", ".pdf"), ids=lambda p: p.name)
+def test_text_and_chunk_on_every_corpus_document(path: Path) -> None:
+    text = run_cli("text", str(path))
+    assert text.returncode == 0, text.stderr
+    doc_text = text.stdout.decode("utf-8")
+    assert doc_text == load_cached(path).text
+    res = run_cli(
+        "chunk", str(path), "--splitter", "structure", "--unit", "tokens", "--size", "200",
+        "--overlap", "20",
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.decode("utf-8").splitlines()
+    assert lines
+    for line in lines:
+        rec = json.loads(line)
+        assert FIELDS <= rec.keys()
+        assert doc_text[rec["start"] : rec["end"]] == rec["text"]
+        assert rec["unit"] == "tokens"
+
+
+def test_chunk_options_reach_the_splitter(tmp_path: Path) -> None:
+    src = tmp_path / "r.md"
+    src.write_text("Refunds are available within seven days. This does not apply.\n")
+    res = run_cli("chunk", str(src), "--splitter", "fixed", "--unit", "chars", "--size", "20")
+    recs = [json.loads(x) for x in res.stdout.decode().splitlines()]
+    assert [r["text"] for r in recs][:2] == ["Refunds are availabl", "e within seven days."]
+
+
+def make_bad_inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
+    import pymupdf
+
+    good = pymupdf.open()
+    good.new_page().insert_text((72, 72), "Hello world")
+    good_bytes = good.tobytes()
+    enc = pymupdf.open()
+    enc.new_page().insert_text((72, 72), "Secret")
+    enc_bytes = enc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="u", owner_pw="o")
+    scan = pymupdf.open()
+    page = scan.new_page()
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 50, 50), False)
+    pix.clear_with(200)
+    page.insert_image(page.rect, pixmap=pix)
+    cases = {
+        "empty": (b"", "empty"),
+        "truncated": (good_bytes[: len(good_bytes) // 3], "PDF"),
+        "notpdf": (b"just some text, not a pdf at all", "not a PDF"),
+        "encrypted": (enc_bytes, "encrypted"),
+        "scanned": (scan.tobytes(), "OCR"),
+    }
+    out: dict[str, tuple[Path, str]] = {}
+    for name, (data, message) in cases.items():
+        p = tmp / f"{name}.pdf"
+        p.write_bytes(data)
+        out[name] = (p, message)
+    for name, data, message in [
+        ("binary", b"\x00\xff\x00garbage" * 10, "binary"),
+        ("latin1", "naïve café".encode("latin-1"), "UTF-8"),
+    ]:
+        p = tmp / f"{name}.md"
+        p.write_bytes(data)
+        out[name] = (p, message)
+    return out
+
+
+def test_bad_input_exits_2_with_one_clear_line(tmp_path: Path) -> None:
+    for name, (path, message) in make_bad_inputs(tmp_path).items():
+        for cmd in ("text", "chunk"):
+            res = run_cli(cmd, str(path))
+            err = res.stderr.decode()
+            assert res.returncode == 2, (name, err)
+            assert err.count("\n") == 1 and "Traceback" not in err, (name, err)
+            assert message.lower() in err.lower(), (name, err)
+            assert res.stdout == b""
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--encoding", "nope"], "unknown tiktoken encoding"),
+        (["--encoding", "cl100k_base"], "cannot be loaded"),
+        (["--size", "10", "--overlap", "10"], "must be smaller than size"),
+        (["--size", "0"], "size must be"),
+        (["--splitter", "magic"], "invalid choice"),
+    ],
+)
+def test_bad_settings_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    src = tmp_path / "a.md"
+    src.write_text("# A\n\nText.\n")
+    res = run_cli("chunk", str(src), *args)
+    err = res.stderr.decode()
+    assert res.returncode == 2 and message in err and err.count("\n") == 1, err
