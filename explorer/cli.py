@@ -30,7 +30,9 @@ def _add_chunk_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--size", type=int, default=256, help="the size limit in --unit (default 256)")
     p.add_argument("--overlap", type=int, default=0, help="units shared by neighbours (default 0)")
     p.add_argument(
-        "--encoding", default=DEFAULT_ENCODING, help=f"tiktoken encoding (default {DEFAULT_ENCODING})"
+        "--encoding",
+        default=DEFAULT_ENCODING,
+        help=f"tiktoken encoding (default {DEFAULT_ENCODING})",
     )
 
 

@@ -256,6 +256,8 @@ def _sentence_cut_ok(text: str, c: int) -> bool:
     word = text[w:k].lower().lstrip("(\"'“‘")
     if word in _ABBREVIATIONS or "." in word:  # "U.S.", "e.g."
         return False
+    if word.isdigit() and not text[text.rfind("\n", 0, w) + 1 : w].strip():
+        return False  # "5." opening a numbered list item
     return not (len(word) == 1 and word.isalpha() and text[k] == ".")  # initials "J. Smith"
 
 

@@ -38,7 +38,7 @@ def test_text_and_chunk_on_every_corpus_document(path: Path) -> None:
     assert lines
     for line in lines:
         rec = json.loads(line)
-        assert FIELDS <= rec.keys()
+        assert rec.keys() >= FIELDS
         assert doc_text[rec["start"] : rec["end"]] == rec["text"]
         assert rec["unit"] == "tokens"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -92,7 +93,7 @@ def test_token_overlap_matches_tiktoken_offsets() -> None:
     _, starts = enc.decode_with_offsets(tokens)
     ends = [*starts[1:], len(text)]
     chunks = split(doc, settings)
-    for prev, c in zip(chunks, chunks[1:], strict=False):
+    for prev, c in itertools.pairwise(chunks):
         lo, hi = c.start, prev.end
         brute = sum(1 for s, e in zip(starts, ends, strict=True) if s < hi and e > lo and e > s)
         assert c.overlap == brute
@@ -149,6 +150,23 @@ def test_golden_sentence() -> None:
     ]
     assert spans(chunks) == [(0, 27), (29, 69), (70, 114), (116, 147)]
     assert all(not c.flags for c in chunks)
+
+
+def test_sentence_ends_ignore_abbreviations_initials_and_list_numbers() -> None:
+    text = (
+        "Dr. Smith paid approx. 5 lbs. of gold to J. Doe in the U.S. last year. It was fine.\n\n"
+        "1. First step.\n2. Second step.\nok. lowercase starts count too."
+    )
+    # size 16: no two of these sentences fit together, so each chunk is one sentence
+    chunks = split(make_doc(text), ChunkSettings(splitter="sentence", unit="chars", size=16))
+    assert [c.text for c in chunks] == [
+        "Dr. Smith paid approx. 5 lbs. of gold to J. Doe in the U.S. last year.",
+        "It was fine.",
+        "1. First step.",
+        "2. Second step.",
+        "ok.",
+        "lowercase starts count too.",
+    ]
 
 
 def test_golden_sentence_oversize_stands_alone() -> None:
@@ -231,7 +249,7 @@ def test_structure_overlap_stays_inside_the_section() -> None:
     doc = make_doc(REFUND, kind="markdown", name="refund.md")
     chunks = split(doc, ChunkSettings(splitter="structure", unit="chars", size=90, overlap=40))
     shipping = REFUND.index("## Shipping")
-    for prev, c in zip(chunks, chunks[1:], strict=False):
+    for prev, c in itertools.pairwise(chunks):
         if c.start >= shipping:
             assert c.start == shipping or prev.end <= c.start or prev.start >= shipping
 
