@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from markdown_it import MarkdownIt
+
 from explorer.errors import DocumentError
 
 DocumentKind = Literal["markdown", "text", "pdf"]
@@ -224,7 +226,8 @@ def load_document(data: bytes, *, name: str) -> Document:
     if suffix in PDF_SUFFIXES:
         from explorer.pdf import load_pdf
 
-        return load_pdf(data, name=name)
+        pdf: Document = load_pdf(data, name=name)
+        return pdf
     if suffix in MARKDOWN_SUFFIXES:
         return load_markdown(data, name=name)
     if suffix in TEXT_SUFFIXES:
@@ -307,8 +310,7 @@ _BLOCK_TOKENS: dict[str, BlockKind] = {
 }
 
 
-def _markdown_parser():  # type: ignore[no-untyped-def]
-    from markdown_it import MarkdownIt
+def _markdown_parser() -> MarkdownIt:
 
     return MarkdownIt("commonmark").enable("table").enable("strikethrough")
 

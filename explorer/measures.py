@@ -38,7 +38,7 @@ class Units:
 
     def __init__(self, bounds: Sequence[int], weights: Sequence[int], length: int) -> None:
         # bounds[0] == 0, bounds[-1] == length, strictly increasing; len(weights) == len(bounds)-1
-        self._bounds = list(bounds)
+        self._bounds: Sequence[int] = list(bounds)
         cum = [0]
         total = 0
         for w in weights:
@@ -48,7 +48,7 @@ class Units:
         self.length = length
 
     @property
-    def bounds(self) -> list[int]:
+    def bounds(self) -> Sequence[int]:
         """Positions where a cut never splits a unit (always includes 0 and the text length)."""
         return self._bounds
 
@@ -110,7 +110,7 @@ class CharUnits(Units):
 
     __slots__ = ()
 
-    def __init__(self, length: int) -> None:  # noqa: D107 - no tables to build
+    def __init__(self, length: int) -> None:
         self._bounds = _Range(length)
         self._cum = [0, length]
         self.length = length
@@ -145,7 +145,7 @@ class _Range(Sequence[int]):
     def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, i):  # type: ignore[no-untyped-def,override]
+    def __getitem__(self, i):  # type: ignore[no-untyped-def]
         if isinstance(i, slice):
             return list(range(self._n))[i]
         if i < 0:

@@ -386,7 +386,18 @@ def _next_start(units: Units, levels: Sequence[Level], s: int, e: int, overlap: 
 
 
 def _atomic_spans(blocks: Sequence[Block]) -> list[tuple[int, int]]:
-    return [(b.start, b.end) for b in blocks if b.kind in ("table", "code")]
+    """Spans of tables and code blocks, sorted and not overlapping."""
+    spans: list[tuple[int, int]] = []
+    for b in sorted(blocks, key=lambda b: b.start):
+        if b.kind in ("table", "code") and (not spans or b.start >= spans[-1][1]):
+            spans.append((b.start, b.end))
+    return spans
+
+
+def _inside(spans: Sequence[tuple[int, int]], x: int) -> int | None:
+    """Index of the span that ``x`` lies strictly inside, if any (``spans`` sorted, disjoint)."""
+    i = bisect.bisect_left(spans, (x,)) - 1
+    return i if i >= 0 and spans[i][0] < x < spans[i][1] else None
 
 
 def _structure_floor(doc: Document) -> Callable[[int], int]:
@@ -421,7 +432,7 @@ def _structure_levels(doc: Document) -> list[Level]:
     block_cuts: list[int] = []
     prev: Block | None = None
     for b in blocks:
-        inside = any(s < b.start < e for s, e in atomic)
+        inside = _inside(atomic, b.start) is not None
         glued = prev is not None and prev.kind == "heading" and prev.end <= b.start
         if not inside and not glued and b.start > 0:
             block_cuts.append(b.start)
@@ -500,11 +511,8 @@ def _finish(
                 continue
         trimmed.append((s, e, flags))
 
-    atomic = [
-        (b.start, b.end, "table_split" if b.kind == "table" else "code_split")
-        for b in doc.blocks
-        if b.kind in ("table", "code")
-    ]
+    atomic = _atomic_spans(doc.blocks)
+    atomic_kind = {(b.start, b.end): b.kind for b in doc.blocks if b.kind in ("table", "code")}
     chunks: list[Chunk] = []
     key = settings.key()
     prev_end = 0
@@ -514,9 +522,10 @@ def _finish(
             flags.add("oversize")
         if settings.splitter == "fixed":
             flags.discard("hard_cut")  # every cut of a fixed window is a hard one
-        for a, b, name in atomic:
-            if a < s < b or a < e < b:
-                flags.add(name)
+        for x in (s, e):
+            j = _inside(atomic, x)
+            if j is not None:
+                flags.add("table_split" if atomic_kind[atomic[j]] == "table" else "code_split")
         overlap = units.size(s, min(prev_end, e)) if i and s < prev_end else 0
         page_start, page_end = doc.page_span(s, e)
         digest = hashlib.sha256(f"{doc.sha256}|{key}|{s}|{e}".encode()).hexdigest()[:16]
