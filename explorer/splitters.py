@@ -22,18 +22,33 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from explorer.documents import Block, Document
 from explorer.errors import SettingsError
 from explorer.measures import DEFAULT_ENCODING, UNITS, Measure, Units, get_measure
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
 SplitterName = Literal["fixed", "sentence", "recursive", "structure"]
-SPLITTERS: tuple[str, ...] = ("fixed", "sentence", "recursive", "structure")
-SPLITTER_VERSIONS = {"fixed": "1", "sentence": "1", "recursive": "1", "structure": "1"}
+SPLITTERS: tuple[str, ...] = ("fixed", "sentence", "recursive", "structure", "semantic")
+SPLITTER_VERSIONS = {
+    "fixed": "1",
+    "sentence": "1",
+    "recursive": "1",
+    "structure": "1",
+    "semantic": "1",
+}
+SEMANTIC_PERCENTILE = 95
+
+Embed = Callable[[Sequence[str]], "npt.NDArray[np.float32]"]
+"""Texts in, one L2-normalised vector per text out (the semantic splitter's only need)."""
 RECURSIVE_LEVELS = ("paragraph", "line", "sentence", "word")
 
 Flag = Literal["oversize", "hard_cut", "table_split", "code_split"]
@@ -50,6 +65,9 @@ class ChunkSettings:
     encoding: str = DEFAULT_ENCODING
     separators: tuple[str, ...] = RECURSIVE_LEVELS
     """Boundary levels of the ``recursive`` splitter, coarsest first (a hard cut always follows)."""
+    percentile: int = SEMANTIC_PERCENTILE
+    """The ``semantic`` splitter cuts where the distance between neighbouring sentence groups is
+    above this percentile of all such distances in the document."""
 
     def __post_init__(self) -> None:
         if self.splitter not in SPLITTERS:
@@ -75,6 +93,8 @@ class ChunkSettings:
                 f"unknown separator level(s) {', '.join(map(repr, unknown))}; "
                 f"choose from {', '.join(RECURSIVE_LEVELS)}"
             )
+        if isinstance(self.percentile, bool) or not 1 <= self.percentile <= 99:
+            raise SettingsError(f"percentile must be from 1 to 99, got {self.percentile!r}")
         if self.unit == "tokens":
             get_measure("tokens", self.encoding)  # an unknown encoding fails now, not later
 
@@ -90,9 +110,10 @@ class ChunkSettings:
         """A canonical string of every setting that changes the output (for ids and caches)."""
         enc = self.encoding if self.unit == "tokens" else "-"
         seps = ",".join(self.separators) if self.splitter == "recursive" else "-"
+        pct = self.percentile if self.splitter == "semantic" else "-"
         return (
             f"{self.splitter}@{self.version}|{self.unit}:{enc}|size={self.size}"
-            f"|overlap={self.overlap}|seps={seps}"
+            f"|overlap={self.overlap}|seps={seps}|pct={pct}"
         )
 
 
@@ -204,6 +225,19 @@ class RegexCuts:
                 return c
         return -1
 
+    def all(self) -> list[int]:
+        """Every cut strictly inside the text, in order."""
+        n = len(self.text)
+        return sorted({c for c in self._cuts(0, n) if 0 < c < n and self._ok(c)})
+
+
+class FirstCuts(ListCuts):
+    """Cuts that must all be taken: a chunk ends at the *first* cut within reach, not the last."""
+
+    def last_in(self, a: int, b: int) -> int:
+        i = bisect.bisect_right(self.positions, a)
+        return self.positions[i] if i < len(self.positions) and self.positions[i] <= b else -1
+
 
 # Cuts sit in the white space between two pieces; chunks are trimmed afterwards.
 _PARAGRAPH = re.compile(r"\n[ \t]*\r?\n")
@@ -285,6 +319,8 @@ class Level:
     cuts: Cuts | None
     """``None`` means a hard cut: any unit boundary."""
     flag: str | None = None
+    always: bool = False
+    """Every cut of this level is made, even where more would fit (semantic breaks)."""
 
 
 # --------------------------------------------------------------------------- the engine
@@ -342,9 +378,9 @@ def _choose_end(
     reach = units.fit(p, size, after=after)  # the furthest unit boundary within the limit
     if reach < 0:
         return -1, None
-    if reach >= n:
-        return n, None
     for level in levels:
+        if reach >= n and not level.always:
+            return n, None  # the rest fits: only cuts that must always be made can stop it
         if level.cuts is None:
             return reach, level.flag
         c = level.cuts.last_in(after, reach)
@@ -453,21 +489,72 @@ def _structure_levels(doc: Document) -> list[Level]:
     return levels
 
 
-def _levels_for(doc: Document, settings: ChunkSettings) -> tuple[list[Level], bool]:
+def semantic_breaks(text: str, embed: Embed, *, percentile: int = SEMANTIC_PERCENTILE) -> list[int]:
+    """Cut positions where the topic shifts.
+
+    At every gap between two sentences, the two sentences before the gap and the two after it
+    are embedded as two texts and their cosine distance taken (disjoint windows localise the
+    shift to the gap itself; overlapping windows smear it one sentence either way). A cut is
+    placed at every gap whose distance is above the ``percentile``-th percentile of all gaps in
+    the document. Sentences come from the sentence splitter's boundaries.
+    """
+    import numpy as np
+
+    cuts = sentence_cuts(text).all()
+    bounds = [0, *cuts, len(text)]
+    sentences = [(a, b) for a, b in itertools.pairwise(bounds) if text[a:b].strip()]
+    if len(sentences) < 3:
+        return []
+    pieces = [text[a:b].strip() for a, b in sentences]
+    m = len(pieces)
+    # windows[j] = sentences j and j+1; the gap after sentence i compares windows i-1 and i+1
+    windows = [pieces[0], *(" ".join(pieces[j : j + 2]) for j in range(m))]
+    vecs = np.asarray(embed(windows), dtype=np.float64)  # vecs[j + 1] is windows[j]
+    left = vecs[[max(i, 0) for i in range(m - 1)]]  # i-1 → row i (row 0: sentence 0 alone)
+    right = vecs[[i + 2 for i in range(m - 1)]]
+    distances = 1.0 - np.einsum("ij,ij->i", left, right)
+    threshold = float(np.percentile(distances, percentile))
+    return [sentences[i + 1][0] for i, d in enumerate(distances) if d > threshold]
+
+
+def _levels_for(
+    doc: Document, settings: ChunkSettings, embed: Embed | None = None
+) -> tuple[list[Level], bool]:
     if settings.splitter == "fixed":
         return [], True
     if settings.splitter == "sentence":
         return [Level("sentence", sentence_cuts(doc.text))], False
     if settings.splitter == "recursive":
         return [Level(name, _level_cuts(doc.text, name)) for name in settings.separators], True
+    if settings.splitter == "semantic":
+        if embed is None:
+            from explorer.embeddings import embedder
+
+            embed = embedder().embed
+        breaks = semantic_breaks(doc.text, embed, percentile=settings.percentile)
+        return [
+            Level("semantic", FirstCuts(breaks), always=True),
+            Level("sentence", sentence_cuts(doc.text)),
+            Level("word", RegexCuts(doc.text, _WORD)),
+        ], True
     return _structure_levels(doc), True
 
 
-def split(doc: Document, settings: ChunkSettings, *, units: Units | None = None) -> list[Chunk]:
-    """Cut ``doc`` into chunks. ``units`` may be passed in when already computed for ``doc``."""
+def split(
+    doc: Document,
+    settings: ChunkSettings,
+    *,
+    units: Units | None = None,
+    embed: Embed | None = None,
+) -> list[Chunk]:
+    """Cut ``doc`` into chunks.
+
+    ``units`` may be passed in when already computed for ``doc`` under ``settings.measure``.
+    ``embed`` is used by the ``semantic`` splitter only (default: the bundled model, cached).
+    """
     if units is None:
         units = settings.measure.units(doc.text)
-    levels, hard = _levels_for(doc, settings)
+    levels, hard = _levels_for(doc, settings, embed)
     floor = _structure_floor(doc) if settings.splitter == "structure" else None
     spans = pack(
         doc.text,

@@ -58,3 +58,13 @@ def load_cached(path: Path) -> Document:
 def corpus_dir() -> Path:
     assert CORPUS.is_dir(), f"the shared corpus is missing at {CORPUS}"
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def model_embedder():  # type: ignore[no-untyped-def]
+    """The real bundled all-MiniLM-L6-v2, loaded offline once for the whole test session."""
+    from explorer.embeddings import embedder
+
+    emb = embedder()
+    emb.model  # noqa: B018 - load now, so a missing or corrupt model fails here loudly
+    return emb

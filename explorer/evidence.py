@@ -1,0 +1,171 @@
+"""The evidence check: do the retrieved chunks hold the phrases the answer needs?
+
+A phrase is *located* in the document text ignoring case and white space (a line break in the
+document matches a space in the phrase; curly and straight quotes and the dash family match each
+other). An occurrence is *covered* when it lies wholly inside the union of the retrieved spans, so
+a phrase straddling two retrieved neighbours counts. A phrase that cannot be located is reported
+as "not found" and is neither covered nor missed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from explorer.retrieval import Hit
+from explorer.splitters import Chunk
+
+Span = tuple[int, int]
+
+_EQUIVALENT = {
+    "'": "'‘’`",
+    "‘": "'‘’`",
+    "’": "'‘’`",
+    '"': '"“”',
+    "“": '"“”',
+    "”": '"“”',
+    "-": "-‐‑–—",
+    "–": "-‐‑–—",
+    "—": "-‐‑–—",
+}
+
+
+@lru_cache(maxsize=1024)
+def phrase_pattern(phrase: str) -> re.Pattern[str] | None:
+    """A regex that finds ``phrase`` ignoring case, white space runs and quote/dash styles."""
+    words = phrase.split()
+    if not words:
+        return None
+    parts = []
+    for word in words:
+        parts.append(
+            "".join(
+                f"[{re.escape(_EQUIVALENT[ch])}]" if ch in _EQUIVALENT else re.escape(ch)
+                for ch in word
+            )
+        )
+    return re.compile(r"\s+".join(parts), re.IGNORECASE)
+
+
+def locate(phrase: str, text: str) -> list[Span]:
+    """Every occurrence of ``phrase`` in ``text`` as ``(start, end)``; empty when not found."""
+    pattern = phrase_pattern(phrase)
+    if pattern is None:
+        return []
+    return [m.span() for m in pattern.finditer(text)]
+
+
+def union(spans: Sequence[Span]) -> list[Span]:
+    """Merge overlapping or touching spans."""
+    out: list[Span] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def covered_by(span: Span, merged: Sequence[Span]) -> bool:
+    """Is ``span`` wholly inside one of the merged spans?"""
+    i = bisect.bisect_right(merged, (span[0], float("inf"))) - 1
+    return i >= 0 and merged[i][0] <= span[0] and span[1] <= merged[i][1]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the check found for one phrase."""
+
+    phrase: str
+    spans: tuple[Span, ...]
+    """Every occurrence in the document text."""
+    covered: bool
+    """An occurrence lies wholly inside the retrieved context."""
+    chunk_ids: tuple[str, ...]
+    """Chunks that wholly hold an occurrence (retrieved or not), best-ranked first."""
+    chunk_indices: tuple[int, ...]
+    best_rank: int | None
+    """The best rank of a chunk that wholly holds an occurrence (over the full ranking)."""
+    cut_by_boundary: bool
+    """Every occurrence is crossed by a chunk boundary: no single chunk holds it whole."""
+
+    @property
+    def found(self) -> bool:
+        return bool(self.spans)
+
+
+def check(
+    phrases: Sequence[str],
+    text: str,
+    chunks: Sequence[Chunk],
+    ranking: Sequence[Hit],
+    *,
+    context: Sequence[Span],
+) -> list[Evidence]:
+    """Check each phrase against the document, the chunks, their full ranking and the context.
+
+    ``context`` is the retrieved text as spans (the top-k hits, possibly expanded to neighbours).
+    """
+    merged = union(context)
+    rank_of = {h.index: h.rank for h in ranking}
+    starts = [c.start for c in chunks]
+    results = []
+    for phrase in phrases:
+        phrase = phrase.strip()
+        if not phrase:
+            continue
+        spans = locate(phrase, text)
+        holders: list[Chunk] = []
+        for s, e in spans:
+            # starts and ends both increase, so the holders are the chunks just before the
+            # first one starting after s, back to the first whose end falls short of e
+            j = bisect.bisect_right(starts, s) - 1
+            while j >= 0 and chunks[j].end >= e:
+                if chunks[j] not in holders:
+                    holders.append(chunks[j])
+                j -= 1
+        holders.sort(key=lambda c: (rank_of.get(c.index, len(chunks) + 1), c.index))
+        ranks = [rank_of[c.index] for c in holders if c.index in rank_of]
+        results.append(
+            Evidence(
+                phrase=phrase,
+                spans=tuple(spans),
+                covered=any(covered_by(sp, merged) for sp in spans),
+                chunk_ids=tuple(c.id for c in holders),
+                chunk_indices=tuple(c.index for c in holders),
+                best_rank=min(ranks) if ranks else None,
+                cut_by_boundary=bool(spans) and not holders,
+            )
+        )
+    return results
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def verdict(results: Sequence[Evidence]) -> str:
+    """One sentence: "complete", or what is missing and where it is."""
+    if not results:
+        return "no evidence phrases given"
+    missing = [r for r in results if r.found and not r.covered]
+    absent = [r for r in results if not r.found]
+    if not missing and not absent:
+        return "complete: every evidence phrase is inside the retrieved chunks"
+    notes = []
+    for r in missing:
+        if r.chunk_indices:
+            where = f"is in chunk {r.chunk_indices[0]}"
+            if r.best_rank is not None:
+                where += f", ranked {_ordinal(r.best_rank)}"
+        else:
+            where = "is cut by a chunk boundary (no chunk holds it whole)"
+        notes.append(f"{r.phrase!r} {where}")
+    for r in absent:
+        notes.append(f"{r.phrase!r} was not found in the document")
+    head = "incomplete" if missing else "unchecked"
+    return f"{head}: " + "; ".join(notes)

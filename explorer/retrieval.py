@@ -1,0 +1,146 @@
+"""Retrieval over chunks: dense (cosine), lexical (BM25 via bm25s) and hybrid (reciprocal rank
+fusion). Retrieval is model-free: vectors and texts in, ranked hits out.
+
+Every retriever ranks *all* chunks, so the evidence check can say where a chunk that was not
+retrieved would have ranked ("ranked 9th").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from explorer.errors import SettingsError
+from explorer.splitters import Chunk
+
+if TYPE_CHECKING:
+    from explorer.embeddings import Embedder, Progress, Vectors
+
+RETRIEVERS = ("dense", "bm25", "hybrid")
+RRF_K = 60
+"""Reciprocal rank fusion constant: a chunk scores ``sum(1 / (RRF_K + rank))`` over the dense and
+BM25 rankings (rank 1 is best). 60 is the value of Cormack, Clarke & Büttcher (SIGIR 2009), which
+damps the difference between the very top ranks so neither retriever dominates."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One ranked chunk. ``rank`` is 1-based; ``index`` is the chunk's index."""
+
+    rank: int
+    index: int
+    score: float
+    retriever: str
+
+
+def embedded_text(chunk: Chunk, *, heading_prefix: bool) -> str:
+    """The text sent to the embedding model: the chunk text, optionally after its heading path.
+
+    What is displayed and what offsets refer to is always ``chunk.text``; only this may differ.
+    """
+    if heading_prefix and chunk.heading_path:
+        return " > ".join(chunk.heading_path) + "\n\n" + chunk.text
+    return chunk.text
+
+
+class ChunkIndex:
+    """Chunks prepared for retrieval: dense vectors (lazily, through a cached embedder) and BM25."""
+
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        *,
+        embedder: Embedder | None = None,
+        heading_prefix: bool = False,
+    ) -> None:
+        self.chunks = list(chunks)
+        self.embedder = embedder
+        self.texts = [embedded_text(c, heading_prefix=heading_prefix) for c in self.chunks]
+        self._vectors: Vectors | None = None
+        self._bm25: Any = None
+
+    def vectors(self, *, progress: Progress | None = None) -> Vectors:
+        if self._vectors is None:
+            if self.embedder is None:
+                raise SettingsError("dense retrieval needs an embedding model")
+            self._vectors = self.embedder.embed(self.texts, progress=progress)
+        return self._vectors
+
+    def bm25(self) -> Any:
+        if self._bm25 is None:
+            self._bm25 = _Bm25(self.texts)
+        return self._bm25
+
+    def rank(self, query: str, retriever: str = "hybrid") -> list[Hit]:
+        """All chunks ranked for ``query`` (best first)."""
+        if retriever not in RETRIEVERS:
+            raise SettingsError(
+                f"unknown retriever {retriever!r}; choose one of {', '.join(RETRIEVERS)}"
+            )
+        if not self.chunks:
+            return []
+        if retriever == "dense":
+            return _ranked(self._dense_scores(query), "dense")
+        if retriever == "bm25":
+            return _ranked(self.bm25().scores(query), "bm25")
+        return fuse(
+            [
+                _ranked(self._dense_scores(query), "dense"),
+                _ranked(self.bm25().scores(query), "bm25"),
+            ]
+        )
+
+    def search(self, query: str, retriever: str = "hybrid", k: int = 5) -> list[Hit]:
+        if k < 1:
+            raise SettingsError(f"k must be at least 1, got {k}")
+        return self.rank(query, retriever)[:k]
+
+    def _dense_scores(self, query: str) -> list[float]:
+        assert self.embedder is not None or self._vectors is not None
+        vecs = self.vectors()
+        assert self.embedder is not None
+        q = self.embedder.embed_query(query)
+        return [float(x) for x in vecs @ q]
+
+
+def _ranked(scores: Sequence[float], retriever: str) -> list[Hit]:
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    return [Hit(r + 1, i, float(scores[i]), retriever) for r, i in enumerate(order)]
+
+
+def fuse(rankings: Sequence[Sequence[Hit]], *, k: int = RRF_K) -> list[Hit]:
+    """Reciprocal rank fusion of complete rankings of the same chunks."""
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for hit in ranking:
+            fused[hit.index] = fused.get(hit.index, 0.0) + 1.0 / (k + hit.rank)
+    return _ranked([fused[i] for i in range(len(fused))], "hybrid")
+
+
+class _Bm25:
+    """bm25s over the chunk texts: English stop words removed, Snowball-stemmed."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        import bm25s
+        import Stemmer
+
+        self._stemmer = Stemmer.Stemmer("english")
+        self._n = len(texts)
+        corpus = bm25s.tokenize(
+            list(texts), stopwords="en", stemmer=self._stemmer, show_progress=False
+        )
+        self._vocab = corpus.vocab
+        self._model = bm25s.BM25()
+        self._model.index(corpus, show_progress=False)
+
+    def scores(self, query: str) -> list[float]:
+        import bm25s
+
+        q = bm25s.tokenize(
+            [query], stopwords="en", stemmer=self._stemmer, show_progress=False, return_ids=False
+        )
+        terms = [t for t in q[0] if t in self._vocab] if q else []
+        if not terms:
+            return [0.0] * self._n
+        return [float(x) for x in self._model.get_scores(terms)]

@@ -1,0 +1,223 @@
+"""Embedding, retrieval, the evidence check and the semantic splitter, with the real model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer import evidence
+from explorer.embeddings import BUNDLED_SHA256, file_sha256, verified_bundled_dir
+from explorer.errors import SettingsError
+from explorer.retrieval import RRF_K, ChunkIndex, Hit, embedded_text, fuse
+from explorer.splitters import ChunkSettings, semantic_breaks, split
+from tests.conftest import SAMPLES, make_doc
+
+REFUND = SAMPLES / "refund-policy.md"
+RULE = "within seven days"
+EXCEPTION = "does not apply to downloaded materials"
+QUESTION = "How long do I have to ask for a refund?"
+
+
+def test_bundled_model_is_the_official_file_and_loads_offline(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    folder = verified_bundled_dir()
+    assert file_sha256(Path(folder) / "model.safetensors") == BUNDLED_SHA256
+    vecs = model_embedder.embed(["a cat sat on the mat", "a cat sat on the mat"])
+    assert vecs.shape == (2, 384)
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
+    assert model_embedder.max_tokens == 256
+
+
+def test_embedding_cache_never_re_embeds_a_text(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    before = model_embedder.encoded
+    texts = ["alpha unique text 1", "beta unique text 2", "alpha unique text 1"]
+    seen: list[tuple[int, int]] = []
+    model_embedder.embed(texts, progress=lambda d, t: seen.append((d, t)))
+    assert model_embedder.encoded - before == 2  # the duplicate is embedded once
+    assert seen[0] == (0, 2) and seen[-1] == (2, 2)
+    model_embedder.embed(texts[:2])
+    assert model_embedder.encoded - before == 2
+
+
+def test_dense_ranks_the_obvious_match_first(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    text = (
+        "Cats are small furry pets that purr.\n\n"
+        "The stock market fell sharply on Tuesday.\n\n"
+        "Photosynthesis turns sunlight into chemical energy in plants.\n\n"
+        "Refunds are available within seven days of purchase."
+    )
+    chunks = split(make_doc(text), ChunkSettings(splitter="recursive", unit="words", size=12))
+    assert len(chunks) == 4
+    index = ChunkIndex(chunks, embedder=model_embedder)
+    assert index.rank("How do plants make energy from light?", "dense")[0].index == 2
+    assert index.rank("money back after buying", "dense")[0].index == 3
+
+
+def test_bm25_and_hybrid_orders_on_a_small_fixture(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    text = (
+        "Apples and pears grow on trees.\n\n"
+        "Refund requests for downloaded materials are refused.\n\n"
+        "Our refund window is seven days.\n\n"
+        "Shipping takes five days."
+    )
+    chunks = split(make_doc(text), ChunkSettings(splitter="recursive", unit="words", size=9))
+    index = ChunkIndex(chunks, embedder=model_embedder)
+    bm25 = index.rank("refund downloaded", "bm25")
+    assert [h.index for h in bm25][:2] == [1, 2]  # both terms, then one (stemmed "refund")
+    assert bm25[-1].score == 0.0
+    assert [h.rank for h in bm25] == [1, 2, 3, 4]
+    dense = index.rank("refund downloaded", "dense")
+    hybrid = index.rank("refund downloaded", "hybrid")
+    fused = {i: 0.0 for i in range(4)}
+    for ranking in (dense, bm25):
+        for h in ranking:
+            fused[h.index] += 1 / (RRF_K + h.rank)
+    assert [h.index for h in hybrid] == sorted(fused, key=lambda i: (-fused[i], i))
+    assert hybrid[0].score == pytest.approx(max(fused.values()))
+    assert index.rank("the of and", "bm25")[0].score == 0.0  # only stop words: no signal
+    with pytest.raises(SettingsError, match="unknown retriever"):
+        index.rank("x", "magic")
+
+
+def test_rrf_fuses_by_rank_not_score() -> None:
+    a = [Hit(1, 0, 100.0, "dense"), Hit(2, 1, 99.0, "dense"), Hit(3, 2, -5.0, "dense")]
+    b = [Hit(1, 2, 0.1, "bm25"), Hit(2, 1, 0.05, "bm25"), Hit(3, 0, 0.0, "bm25")]
+    fused = fuse([a, b])
+    # raw scores play no part: 1st + 3rd = 1/61 + 1/63 beats 2nd + 2nd = 2/62; ties by index
+    assert [h.index for h in fused] == [0, 2, 1]
+    assert fused[0].score == pytest.approx(1 / (RRF_K + 1) + 1 / (RRF_K + 3))
+    assert fused[2].score == pytest.approx(2 / (RRF_K + 2))
+
+
+def test_heading_prefix_changes_only_what_is_embedded() -> None:
+    doc = make_doc("# Policy\n\n## Refunds\n\nWithin seven days.", kind="markdown", name="p.md")
+    chunk = split(doc, ChunkSettings(splitter="structure", unit="words", size=3))[-1]
+    assert chunk.text == "Within seven days."
+    assert embedded_text(chunk, heading_prefix=False) == "Within seven days."
+    assert embedded_text(chunk, heading_prefix=True) == "Policy > Refunds\n\nWithin seven days."
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+def test_locate_ignores_case_white_space_and_quote_styles() -> None:
+    text = "Refunds are available WITHIN\n  seven days. It’s final — really."
+    start = text.index("WITHIN")
+    assert evidence.locate("within seven days", text) == [(start, text.index("."))]
+    start = text.index("It’s")
+    assert evidence.locate("it's final - really", text) == [
+        (start, start + len("It’s final — really"))
+    ]
+    assert evidence.locate("fourteen days", text) == []
+    assert evidence.locate("   ", text) == []
+
+
+def test_evidence_straddling_two_retrieved_neighbours_is_covered() -> None:
+    doc = make_doc("aaaa bbbb cccc dddd")
+    chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=7))
+    assert [c.text for c in chunks] == ["aaaa bb", "bb cccc", "dddd"]
+    ranking = [Hit(1, 0, 1.0, "x"), Hit(2, 1, 0.5, "x"), Hit(3, 2, 0.1, "x")]
+    ctx = [(c.start, c.end) for c in chunks[:2]]
+    [r] = evidence.check(["bbbb cccc"], doc.text, chunks, ranking, context=ctx)
+    assert r.covered and r.cut_by_boundary and r.chunk_ids == () and r.best_rank is None
+    [r] = evidence.check(["bbbb cccc"], doc.text, chunks, ranking, context=ctx[:1])
+    assert not r.covered
+    assert "cut by a chunk boundary" in evidence.verdict([r])
+
+
+def test_evidence_not_found_is_said_plainly() -> None:
+    doc = make_doc("Some text.")
+    chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=50))
+    [r] = evidence.check(["missing phrase"], doc.text, chunks, [], context=[(0, 10)])
+    assert not r.found and not r.covered
+    assert evidence.verdict([r]) == "unchecked: 'missing phrase' was not found in the document"
+
+
+def refund_check(settings: ChunkSettings, k: int, embedder) -> tuple[list[evidence.Evidence], str]:  # type: ignore[no-untyped-def]
+    from explorer.documents import load_path
+
+    doc = load_path(REFUND)
+    chunks = split(doc, settings)
+    ranking = ChunkIndex(chunks, embedder=embedder).rank(QUESTION, "hybrid")
+    ctx = [(chunks[h.index].start, chunks[h.index].end) for h in ranking[:k]]
+    results = evidence.check([RULE, EXCEPTION], doc.text, chunks, ranking, context=ctx)
+    return results, evidence.verdict(results)
+
+
+def test_refund_case_fixed_40_chars_misses_the_exception(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    results, verdict = refund_check(
+        ChunkSettings(splitter="fixed", unit="chars", size=40), 1, model_embedder
+    )
+    exception = results[1]
+    assert exception.found and not exception.covered
+    assert verdict.startswith("incomplete:") and EXCEPTION in verdict
+
+
+def test_refund_case_structure_splitter_is_complete(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    results, verdict = refund_check(
+        ChunkSettings(splitter="structure", unit="tokens", size=256), 1, model_embedder
+    )
+    assert all(r.covered for r in results)
+    assert verdict.startswith("complete")
+
+
+# --------------------------------------------------------------------------- semantic
+
+
+def test_semantic_splitter_cuts_at_the_topic_shift(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    cooking = [
+        "Preheat the oven to two hundred degrees.",
+        "Whisk the eggs with sugar until pale.",
+        "Fold the flour gently into the batter.",
+        "Bake the cake for thirty minutes.",
+        "Let the cake cool before icing it.",
+    ]
+    space = [
+        "The rocket engines ignited at dawn.",
+        "The spacecraft reached low Earth orbit.",
+        "Astronauts docked with the space station.",
+        "The crew performed a spacewalk to repair a panel.",
+        "Mission control confirmed the orbit was stable.",
+    ]
+    text = " ".join(cooking + space)
+    shift = text.index(space[0])
+    breaks = semantic_breaks(text, model_embedder.embed, percentile=90)
+    # the one break above the 90th percentile is the gap (white space) before the shift
+    assert len(breaks) == 1 and breaks[0] <= shift and not text[breaks[0] : shift].strip()
+    doc = make_doc(text)
+    settings = ChunkSettings(splitter="semantic", unit="tokens", size=200, percentile=90)
+    chunks = split(doc, settings, embed=model_embedder.embed)
+    assert shift in {c.start for c in chunks}
+    assert all(doc.text[c.start : c.end] == c.text for c in chunks)
+
+
+def test_query_cli_prints_hits_evidence_and_config() -> None:
+    res = subprocess.run(
+        [
+            sys.executable, "-m", "explorer", "query", str(REFUND), QUESTION,
+            "--splitter", "fixed", "--unit", "chars", "--size", "40", "--k", "1",
+            "--evidence", RULE, "--evidence", EXCEPTION,
+        ],
+        capture_output=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert len(out["hits"]) == 1
+    assert {"rank", "id", "start", "end", "score", "tokens"} <= out["hits"][0].keys()
+    ev = {e["phrase"]: e for e in out["evidence"]}
+    assert set(ev[EXCEPTION]) >= {
+        "phrase", "found", "spans", "covered", "chunk_ids", "best_rank", "cut_by_boundary"
+    }  # fmt: skip
+    assert ev[EXCEPTION]["found"] and not ev[EXCEPTION]["covered"]
+    assert out["config"]["retriever"] == "hybrid" and out["config"]["k"] == 1
+    assert out["config"]["splitter"]["name"] == "fixed"
+    assert out["verdict"].startswith("incomplete")
+    bad = subprocess.run(
+        [sys.executable, "-m", "explorer", "query", str(REFUND), "q", "--k", "0"],
+        capture_output=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert bad.returncode == 2 and b"--k must be at least 1" in bad.stderr
