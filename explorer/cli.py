@@ -1,4 +1,4 @@
-"""Command line: ``python -m explorer text|chunk|query ...``.
+"""Command line: ``python -m explorer text|chunk|query|eval|sweep ...``.
 
 Bad input never shows a traceback: it exits with status 2 and one line on stderr that says what
 is wrong and what to do.
@@ -10,11 +10,22 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from pathlib import Path
+from typing import NoReturn, TextIO
 
 from explorer.documents import load_path
 from explorer.embeddings import BUNDLED
 from explorer.errors import ExplorerError, SettingsError
+from explorer.evaluation import (
+    RECOMMENDED,
+    EvalConfig,
+    EvalReport,
+    Workspace,
+    evaluate,
+    load_queries,
+    summary_row,
+    sweep,
+)
 from explorer.export import chunk_record, manifest
 from explorer.measures import DEFAULT_ENCODING, UNITS
 from explorer.retrieval import RETRIEVERS, ChunkIndex
@@ -67,7 +78,53 @@ def build_parser() -> argparse.ArgumentParser:
         help="embed each chunk after its heading path (what is displayed does not change)",
     )
     query.add_argument("--model", default=BUNDLED, help=f"embedding model (default {BUNDLED})")
+
+    ev = sub.add_parser(
+        "eval",
+        help="coverage of a query set's evidence (for documentation CI)",
+        description="Without chunk or retriever options, the recommended configuration is used.",
+    )
+    _add_eval_options(ev)
+    ev.add_argument(
+        "--min-coverage",
+        type=float,
+        default=None,
+        help="exit with status 1 when coverage@max(k) is below this (0-1)",
+    )
+    sw = sub.add_parser("sweep", help="evaluate a grid of sizes and overlaps for one splitter")
+    _add_eval_options(sw)
+    sw.add_argument("--sizes", type=_int_list, required=True, help="e.g. 128,256,512")
+    sw.add_argument("--overlaps", type=_int_list, default=[0], help="e.g. 0,32 (default 0)")
     return parser
+
+
+def _int_list(value: str) -> list[int]:
+    try:
+        items = [int(x) for x in value.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected whole numbers separated by commas, got {value!r}"
+        ) from None
+    if not items:
+        raise argparse.ArgumentTypeError("expected at least one number")
+    return items
+
+
+def _add_eval_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--queries", required=True, help="query set (JSON list of id/doc/query/evidence)"
+    )
+    p.add_argument("--docs", required=True, help="the folder the queries' doc names refer to")
+    p.add_argument("--splitter", choices=SPLITTERS, default=None)
+    p.add_argument("--unit", choices=UNITS, default=None)
+    p.add_argument("--size", type=int, default=None)
+    p.add_argument("--overlap", type=int, default=None)
+    p.add_argument("--encoding", default=None)
+    p.add_argument("--retriever", choices=RETRIEVERS, default=None)
+    p.add_argument("--heading-prefix", choices=("on", "off"), default=None)
+    p.add_argument("--k", type=_int_list, default=[1, 3, 5], help="e.g. 1,3,5 (default)")
+    p.add_argument("--budget", type=_int_list, default=[512, 1024], help="token budgets")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run_query(args: argparse.Namespace, settings: ChunkSettings) -> dict[str, object]:
@@ -124,6 +181,88 @@ def run_query(args: argparse.Namespace, settings: ChunkSettings) -> dict[str, ob
     }
 
 
+def eval_config_from(args: argparse.Namespace) -> EvalConfig:
+    """The recommended configuration, with whatever the options change."""
+    base = RECOMMENDED
+    s = base.settings
+    settings = ChunkSettings(
+        splitter=args.splitter or s.splitter,
+        unit=args.unit or s.unit,
+        size=args.size if args.size is not None else s.size,
+        overlap=args.overlap if args.overlap is not None else s.overlap,
+        encoding=args.encoding or s.encoding,
+    )
+    prefix = base.heading_prefix if args.heading_prefix is None else args.heading_prefix == "on"
+    return EvalConfig(
+        settings=settings, retriever=args.retriever or base.retriever, heading_prefix=prefix
+    )
+
+
+def _progress(n: int, total: int, label: str) -> None:
+    if sys.stderr.isatty():
+        print(f"\r{n}/{total} {label[:40]:40s}", end="", file=sys.stderr, flush=True)
+        if n == total:
+            print(file=sys.stderr)
+
+
+def _print_report(report: EvalReport, out: TextIO) -> None:
+    c = report.counts()
+    cfg = report.config.describe()
+    out.write(
+        f"{cfg['splitter']} {cfg['unit']} size={cfg['size']} overlap={cfg['overlap']} "
+        f"retriever={cfg['retriever']} heading_prefix={cfg['heading_prefix']}\n"
+        f"{c['queries']} queries ({c['scored_queries']} scored), {c['evidence_phrases']} evidence "
+        f"phrases ({c['not_located']} not located), {c['chunks']} chunks\n"
+    )
+    for k, v in report.coverage_at_k.items():
+        rec = report.mean_at_k("recall_at_k")[k]
+        iou = report.mean_at_k("iou_at_k")[k]
+        out.write(f"  coverage@{k:<5d} {v:6.3f}   recall {rec:6.3f}   iou {iou:6.3f}\n")
+    for b, v in report.coverage_at_budget.items():
+        out.write(f"  coverage@{b} tokens {v:6.3f}\n")
+
+
+def run_eval(args: argparse.Namespace, out: TextIO) -> int:
+    config = eval_config_from(args)
+    queries = load_queries(args.queries)
+    workspace = Workspace(Path(args.docs))
+    report = evaluate(
+        queries, workspace, config, ks=args.k, budgets=args.budget, progress=_progress
+    )
+    if args.json:
+        out.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+    else:
+        _print_report(report, out)
+    if args.min_coverage is not None:
+        got = report.coverage_at_k[max(report.ks)]
+        if got < args.min_coverage:
+            print(
+                f"coverage@{max(report.ks)} is {got:.3f}, below --min-coverage {args.min_coverage}",
+                file=sys.stderr,
+            )
+            return 1
+    return 0
+
+
+def run_sweep(args: argparse.Namespace, out: TextIO) -> int:
+    base = eval_config_from(args)
+    queries = load_queries(args.queries)
+    workspace = Workspace(Path(args.docs))
+    reports = sweep(
+        queries, workspace, base, sizes=args.sizes, overlaps=args.overlaps, ks=args.k,
+        budgets=args.budget, progress=_progress,
+    )  # fmt: skip
+    rows = [summary_row(r) for r in reports]
+    if args.json:
+        out.write(json.dumps({"config": base.describe(), "grid": rows}, ensure_ascii=False) + "\n")
+        return 0
+    cols = list(rows[0])
+    out.write("  ".join(f"{c:>14s}" for c in cols) + "\n")
+    for row in rows:
+        out.write("  ".join(f"{row[c]!s:>14s}" for c in cols) + "\n")
+    return 0
+
+
 def settings_from(args: argparse.Namespace) -> ChunkSettings:
     return ChunkSettings(
         splitter=args.splitter,
@@ -137,6 +276,10 @@ def settings_from(args: argparse.Namespace) -> ChunkSettings:
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     out = sys.stdout
+    if args.command == "eval":
+        return run_eval(args, out)
+    if args.command == "sweep":
+        return run_sweep(args, out)
     if args.command == "text":
         out.write(load_path(args.path).text)
         return 0

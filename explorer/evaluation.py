@@ -1,0 +1,507 @@
+"""Evaluation: does retrieval return the evidence each question needs?
+
+A *query set* is a JSON list of ``{"id", "doc", "query", "evidence": [...]}`` objects (other
+fields are ignored, except an optional ``spans`` list of ``[start, end]`` per evidence phrase);
+``doc`` names a file in the documents folder.
+
+Metrics, per query and averaged over the queries that have evidence we can locate:
+
+* ``coverage@k`` — 1 when every located evidence phrase has an occurrence lying wholly inside
+  the union of the top-k chunks' spans (a phrase straddling two retrieved neighbours counts).
+* ``coverage@B`` — the same with a token budget: hits are taken in rank order while the running
+  sum of their cl100k token counts stays ≤ B (the first hit that would overflow stops it).
+* ``recall@k`` — evidence characters inside the retrieved union / all evidence characters.
+* ``precision@k`` and ``iou@k`` — as in Chroma's chunking evaluation (Smith & Troynikov, 2024):
+  retrieved characters are counted *with multiplicity* (overlapping chunks count twice), so
+  ``precision = evidence ∩ retrieved / Σ len(retrieved chunks)`` and
+  ``iou = evidence ∩ retrieved / (Σ len(retrieved chunks) + evidence not retrieved)``.
+
+Evidence that cannot be located in the document is counted apart: never a hit, never a miss. A
+phrase that occurs more than once is scored on its best-covered occurrence, unless the query set
+gives its span.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from explorer.documents import Document, load_path
+from explorer.errors import ExplorerError, SettingsError
+from explorer.evidence import Span, locate, union
+from explorer.measures import get_measure
+from explorer.retrieval import RETRIEVERS, ChunkIndex, Hit
+from explorer.splitters import Chunk, ChunkSettings, split
+
+DEFAULT_KS = (1, 3, 5)
+DEFAULT_BUDGETS = (512, 1024)
+
+
+class QuerySetError(ExplorerError):
+    """A query set file that cannot be used as it is."""
+
+
+@dataclass(frozen=True)
+class Query:
+    id: str
+    doc: str
+    query: str
+    evidence: tuple[str, ...]
+    spans: tuple[Span | None, ...] = ()
+    """Optional known location of each evidence phrase (``None`` where unknown)."""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "doc": self.doc,
+            "query": self.query,
+            "evidence": list(self.evidence),
+        }
+        if any(s is not None for s in self.spans):
+            out["spans"] = [list(s) if s else None for s in self.spans]
+        return out
+
+
+def parse_queries(data: Any, *, source: str = "query set") -> list[Query]:
+    """Validate decoded JSON into queries; every problem names the entry and the field."""
+    if not isinstance(data, list):
+        raise QuerySetError(f"{source}: expected a JSON list of queries, got {type(data).__name__}")
+    queries: list[Query] = []
+    seen: set[str] = set()
+    for n, item in enumerate(data, 1):
+        where = f"{source}: entry {n}"
+        if not isinstance(item, dict):
+            raise QuerySetError(f"{where} is not an object")
+        for key in ("id", "doc", "query"):
+            if not isinstance(item.get(key), str) or not item[key].strip():
+                raise QuerySetError(f"{where}: {key!r} must be a non-empty string")
+        qid = item["id"]
+        if qid in seen:
+            raise QuerySetError(f"{where}: duplicate id {qid!r}")
+        seen.add(qid)
+        evidence = item.get("evidence")
+        if not isinstance(evidence, list) or not all(isinstance(e, str) for e in evidence):
+            raise QuerySetError(f"{where} ({qid}): 'evidence' must be a list of strings")
+        spans: list[Span | None] = []
+        raw_spans = item.get("spans")
+        if isinstance(raw_spans, list) and len(raw_spans) == len(evidence):
+            for sp in raw_spans:
+                ok = isinstance(sp, list) and len(sp) == 2 and all(isinstance(x, int) for x in sp)
+                spans.append((sp[0], sp[1]) if ok else None)
+        queries.append(
+            Query(
+                id=qid,
+                doc=item["doc"],
+                query=item["query"],
+                evidence=tuple(e for e in evidence if e.strip()),
+                spans=tuple(spans) if len(spans) == len(evidence) else (),
+            )
+        )
+    return queries
+
+
+def load_queries(path: str | Path) -> list[Query]:
+    p = Path(path)
+    try:
+        raw = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise QuerySetError(f"{p}: no such query set file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QuerySetError(f"{p}: cannot be read as UTF-8 text ({exc})") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise QuerySetError(f"{p}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    return parse_queries(data, source=str(p))
+
+
+def dump_queries(queries: Iterable[Query]) -> str:
+    return json.dumps([q.to_json() for q in queries], ensure_ascii=False, indent=1) + "\n"
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """A chunking configuration plus how it is retrieved."""
+
+    settings: ChunkSettings = field(default_factory=ChunkSettings)
+    retriever: str = "hybrid"
+    heading_prefix: bool = True
+    model: str = ""
+
+    def __post_init__(self) -> None:
+        if self.retriever not in RETRIEVERS:
+            raise SettingsError(
+                f"unknown retriever {self.retriever!r}; choose one of {', '.join(RETRIEVERS)}"
+            )
+
+    def describe(self) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "splitter": s.splitter,
+            "splitter_version": s.version,
+            "unit": s.unit,
+            "encoding": s.encoding if s.unit == "tokens" else None,
+            "size": s.size,
+            "overlap": s.overlap,
+            "retriever": self.retriever,
+            "heading_prefix": self.heading_prefix,
+            "model": (self.model or "all-MiniLM-L6-v2") if self.retriever != "bm25" else None,
+        }
+
+
+RECOMMENDED = EvalConfig(
+    settings=ChunkSettings(splitter="structure", unit="tokens", size=256, overlap=0),
+    retriever="hybrid",
+    heading_prefix=True,
+)
+"""The configuration the README recommends (chosen by measured coverage; see the README)."""
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def _overlap_len(a: Span, merged: Sequence[Span]) -> int:
+    return sum(max(0, min(a[1], e) - max(a[0], s)) for s, e in merged)
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    query: Query
+    located: tuple[tuple[Span, ...], ...]
+    """Occurrences of each evidence phrase (empty where it could not be located)."""
+    hits: tuple[Hit, ...]
+    chunk_spans: tuple[Span, ...]
+    """Span of each ranked hit, in rank order."""
+    chunk_tokens: tuple[int, ...]
+    covered_at_k: dict[int, bool]
+    covered_at_budget: dict[int, bool]
+    recall_at_k: dict[int, float]
+    precision_at_k: dict[int, float]
+    iou_at_k: dict[int, float]
+
+    @property
+    def scored(self) -> bool:
+        """At least one evidence phrase was located, so the query counts in the averages."""
+        return any(self.located)
+
+
+def budget_cut(tokens: Sequence[int], budget: int) -> int:
+    """How many hits, taken in rank order, fit in ``budget`` tokens."""
+    total = 0
+    for n, t in enumerate(tokens):
+        if total + t > budget:
+            return n
+        total += t
+    return len(tokens)
+
+
+def score_query(
+    query: Query,
+    located: Sequence[Sequence[Span]],
+    chunk_spans: Sequence[Span],
+    chunk_tokens: Sequence[int],
+    *,
+    ks: Sequence[int],
+    budgets: Sequence[int],
+) -> dict[str, dict[int, Any]]:
+    """The metrics of one query from its evidence occurrences and its ranked chunk spans."""
+    phrases = [occ for occ in located if occ]
+
+    def covered(n: int) -> bool:
+        merged = union(chunk_spans[:n])
+        return bool(phrases) and all(
+            any(_overlap_len(o, merged) == o[1] - o[0] for o in occ) for occ in phrases
+        )
+
+    def chars(n: int) -> tuple[float, float, float]:
+        merged = union(chunk_spans[:n])
+        # each phrase on its best-covered occurrence
+        best = [max(occ, key=lambda o: (_overlap_len(o, merged), -o[0])) for occ in phrases]
+        evidence = union(best)
+        total = sum(e - s for s, e in evidence)
+        inter = sum(_overlap_len(sp, merged) for sp in evidence)
+        retrieved = sum(e - s for s, e in chunk_spans[:n])  # with multiplicity
+        recall = inter / total if total else 0.0
+        precision = inter / retrieved if retrieved else 0.0
+        iou = inter / (retrieved + total - inter) if retrieved + total else 0.0
+        return recall, precision, iou
+
+    out: dict[str, dict[int, Any]] = {
+        "covered_at_k": {k: covered(k) for k in ks},
+        "covered_at_budget": {b: covered(budget_cut(chunk_tokens, b)) for b in budgets},
+        "recall_at_k": {},
+        "precision_at_k": {},
+        "iou_at_k": {},
+    }
+    for k in ks:
+        r, p, i = chars(k)
+        out["recall_at_k"][k], out["precision_at_k"][k], out["iou_at_k"][k] = r, p, i
+    return out
+
+
+def locate_evidence(query: Query, text: str) -> tuple[tuple[Span, ...], ...]:
+    """Occurrences of each phrase; a span given by the query set wins when it matches the text."""
+    out: list[tuple[Span, ...]] = []
+    for i, phrase in enumerate(query.evidence):
+        given = query.spans[i] if i < len(query.spans) else None
+        occurrences = locate(phrase, text)
+        if given is not None and given in occurrences:
+            out.append((given,))
+        else:
+            out.append(tuple(occurrences))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- running
+
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class Workspace:
+    """Loaded documents, chunks and token counts shared across queries and configurations."""
+
+    docs_dir: Path
+    embed_model: str = ""
+    _docs: dict[str, Document] = field(default_factory=dict)
+    _chunks: dict[tuple[str, str], list[Chunk]] = field(default_factory=dict)
+    _tokens: dict[str, int] = field(default_factory=dict)
+    _indexes: dict[tuple[str, str, bool], ChunkIndex] = field(default_factory=dict)
+
+    def document(self, name: str) -> Document:
+        if name not in self._docs:
+            path = self.docs_dir / name
+            if not path.is_file():
+                raise QuerySetError(f"document {name!r} is not in {self.docs_dir}")
+            self._docs[name] = load_path(path)
+        return self._docs[name]
+
+    def embedder(self) -> Any:
+        from explorer.embeddings import embedder
+
+        return embedder(self.embed_model or "all-MiniLM-L6-v2")
+
+    def chunks(self, name: str, settings: ChunkSettings) -> list[Chunk]:
+        key = (name, settings.key())
+        if key not in self._chunks:
+            doc = self.document(name)
+            embed = self.embedder().embed if settings.splitter == "semantic" else None
+            self._chunks[key] = split(doc, settings, embed=embed)
+        return self._chunks[key]
+
+    def index(self, name: str, config: EvalConfig) -> ChunkIndex:
+        key = (name, config.settings.key(), config.heading_prefix)
+        if key not in self._indexes:
+            chunks = self.chunks(name, config.settings)
+            emb = self.embedder() if config.retriever != "bm25" else None
+            self._indexes[key] = ChunkIndex(
+                chunks, embedder=emb, heading_prefix=config.heading_prefix
+            )
+        return self._indexes[key]
+
+    def tokens(self, chunk: Chunk) -> int:
+        if chunk.id not in self._tokens:
+            self._tokens[chunk.id] = get_measure("tokens").count(chunk.text)
+        return self._tokens[chunk.id]
+
+
+@dataclass(frozen=True)
+class EvalReport:
+    config: EvalConfig
+    ks: tuple[int, ...]
+    budgets: tuple[int, ...]
+    results: tuple[QueryResult, ...]
+    chunks: int
+    """Chunks made over all documents the queries name."""
+    index_tokens: int
+    """cl100k tokens over all those chunks (what an index would hold)."""
+
+    def _mean_of(self, metric: str, key: int) -> float:
+        scored = [r for r in self.results if r.scored]
+        return fmean(float(getattr(r, metric)[key]) for r in scored) if scored else 0.0
+
+    @property
+    def coverage_at_k(self) -> dict[int, float]:
+        return {k: self._mean_of("covered_at_k", k) for k in self.ks}
+
+    @property
+    def coverage_at_budget(self) -> dict[int, float]:
+        return {b: self._mean_of("covered_at_budget", b) for b in self.budgets}
+
+    def mean_at_k(self, metric: str) -> dict[int, float]:
+        return {k: self._mean_of(metric, k) for k in self.ks}
+
+    def counts(self) -> dict[str, int]:
+        phrases = sum(len(r.located) for r in self.results)
+        missing = sum(1 for r in self.results for occ in r.located if not occ)
+        return {
+            "queries": len(self.results),
+            "scored_queries": sum(1 for r in self.results if r.scored),
+            "evidence_phrases": phrases,
+            "not_located": missing,
+            "chunks": self.chunks,
+            "index_tokens": self.index_tokens,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        max_hits = max(self.ks)
+        return {
+            "config": self.config.describe(),
+            "counts": self.counts(),
+            "coverage_at_k": {str(k): v for k, v in self.coverage_at_k.items()},
+            "coverage_at_budget": {str(b): v for b, v in self.coverage_at_budget.items()},
+            "recall_at_k": {str(k): v for k, v in self.mean_at_k("recall_at_k").items()},
+            "precision_at_k": {str(k): v for k, v in self.mean_at_k("precision_at_k").items()},
+            "iou_at_k": {str(k): v for k, v in self.mean_at_k("iou_at_k").items()},
+            "per_query": [
+                {
+                    "id": r.query.id,
+                    "doc": r.query.doc,
+                    "covered_at_k": {str(k): v for k, v in r.covered_at_k.items()},
+                    "covered_at_budget": {str(b): v for b, v in r.covered_at_budget.items()},
+                    "evidence": [
+                        {
+                            "phrase": phrase,
+                            "located": bool(occ),
+                            "spans": [list(o) for o in occ],
+                        }
+                        for phrase, occ in zip(r.query.evidence, r.located, strict=True)
+                    ],
+                    "hits": [
+                        {
+                            "rank": h.rank,
+                            "start": sp[0],
+                            "end": sp[1],
+                            "score": round(h.score, 6),
+                            "tokens": t,
+                        }
+                        for h, sp, t in zip(r.hits, r.chunk_spans, r.chunk_tokens, strict=True)
+                    ][: max(max_hits, _hits_for_budget(r.chunk_tokens, self.budgets))],
+                }
+                for r in self.results
+            ],
+        }
+
+
+def _hits_for_budget(tokens: Sequence[int], budgets: Sequence[int]) -> int:
+    """Enough hits to fill the largest budget, plus the one that would overflow it."""
+    return min(len(tokens), budget_cut(tokens, max(budgets, default=0)) + 1)
+
+
+def evaluate(
+    queries: Sequence[Query],
+    workspace: Workspace,
+    config: EvalConfig,
+    *,
+    ks: Sequence[int] = DEFAULT_KS,
+    budgets: Sequence[int] = DEFAULT_BUDGETS,
+    progress: Progress | None = None,
+) -> EvalReport:
+    """Chunk every document the queries name, retrieve for each query, and score it."""
+    ks = tuple(sorted(set(ks)))
+    budgets = tuple(sorted(set(budgets)))
+    if not ks or ks[0] < 1:
+        raise SettingsError("every k must be at least 1")
+    if budgets and budgets[0] < 1:
+        raise SettingsError("every token budget must be at least 1")
+    results = []
+    for n, q in enumerate(queries):
+        if progress is not None:
+            progress(n, len(queries), q.id)
+        doc = workspace.document(q.doc)
+        index = workspace.index(q.doc, config)
+        ranking = index.rank(q.query, config.retriever)
+        chunks = index.chunks
+        spans = tuple((chunks[h.index].start, chunks[h.index].end) for h in ranking)
+        tokens = tuple(workspace.tokens(chunks[h.index]) for h in ranking)
+        located = locate_evidence(q, doc.text)
+        m = score_query(q, located, spans, tokens, ks=ks, budgets=budgets)
+        results.append(
+            QueryResult(
+                query=q,
+                located=located,
+                hits=tuple(ranking),
+                chunk_spans=spans,
+                chunk_tokens=tokens,
+                covered_at_k=m["covered_at_k"],
+                covered_at_budget=m["covered_at_budget"],
+                recall_at_k=m["recall_at_k"],
+                precision_at_k=m["precision_at_k"],
+                iou_at_k=m["iou_at_k"],
+            )
+        )
+    if progress is not None:
+        progress(len(queries), len(queries), "")
+    names = sorted({q.doc for q in queries})
+    all_chunks = [c for name in names for c in workspace.chunks(name, config.settings)]
+    return EvalReport(
+        config=config,
+        ks=ks,
+        budgets=budgets,
+        results=tuple(results),
+        chunks=len(all_chunks),
+        index_tokens=sum(workspace.tokens(c) for c in all_chunks),
+    )
+
+
+def flipped(a: EvalReport, b: EvalReport, *, k: int) -> list[tuple[str, bool, bool]]:
+    """Queries whose coverage@k differs between two reports: ``(id, in_a, in_b)``."""
+    by_id = {r.query.id: r for r in b.results}
+    out = []
+    for r in a.results:
+        other = by_id.get(r.query.id)
+        if other is not None and r.covered_at_k.get(k) != other.covered_at_k.get(k):
+            out.append((r.query.id, bool(r.covered_at_k.get(k)), bool(other.covered_at_k.get(k))))
+    return out
+
+
+def sweep(
+    queries: Sequence[Query],
+    workspace: Workspace,
+    base: EvalConfig,
+    *,
+    sizes: Sequence[int],
+    overlaps: Sequence[int],
+    ks: Sequence[int] = DEFAULT_KS,
+    budgets: Sequence[int] = DEFAULT_BUDGETS,
+    progress: Progress | None = None,
+) -> list[EvalReport]:
+    """Evaluate every (size, overlap) cell with ``overlap < size``; embeddings are shared."""
+    cells = [(s, o) for s in sizes for o in overlaps if o < s]
+    if not cells:
+        raise SettingsError("the sweep has no cell with overlap smaller than size")
+    reports = []
+    for n, (size, overlap) in enumerate(cells):
+        if progress is not None:
+            progress(n, len(cells), f"size {size}, overlap {overlap}")
+        config = replace(base, settings=replace(base.settings, size=size, overlap=overlap))
+        reports.append(evaluate(queries, workspace, config, ks=ks, budgets=budgets))
+    if progress is not None:
+        progress(len(cells), len(cells), "")
+    return reports
+
+
+def summary_row(report: EvalReport) -> Mapping[str, Any]:
+    """One flat row for tables and charts."""
+    row: dict[str, Any] = {
+        "splitter": report.config.settings.splitter,
+        "unit": report.config.settings.unit,
+        "size": report.config.settings.size,
+        "overlap": report.config.settings.overlap,
+        "retriever": report.config.retriever,
+        "chunks": report.chunks,
+        "index_tokens": report.index_tokens,
+    }
+    for k, v in report.coverage_at_k.items():
+        row[f"coverage@{k}"] = round(v, 4)
+    for b, v in report.coverage_at_budget.items():
+        row[f"coverage@{b}tok"] = round(v, 4)
+    return row

@@ -1,0 +1,180 @@
+"""Evaluation metrics on hand-computed cases, query-set parsing, and the eval/sweep CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer.evaluation import (
+    EvalConfig,
+    Query,
+    QuerySetError,
+    Workspace,
+    budget_cut,
+    dump_queries,
+    evaluate,
+    flipped,
+    load_queries,
+    locate_evidence,
+    parse_queries,
+    score_query,
+    sweep,
+)
+from explorer.splitters import ChunkSettings
+from tests.conftest import SAMPLES
+
+Q = Query("q", "d.md", "question", ("e1", "e2"))
+
+
+def test_overlapping_hits_count_twice_for_precision_and_iou() -> None:
+    # evidence [10, 20); hits [0, 15) and [5, 25) overlap on [5, 15)
+    m = score_query(Q, [((10, 20),)], [(0, 15), (5, 25)], [5, 5], ks=[1, 2], budgets=[])
+    assert m["covered_at_k"] == {1: False, 2: True}
+    assert m["recall_at_k"][1] == pytest.approx(5 / 10)
+    assert m["recall_at_k"][2] == pytest.approx(1.0)
+    # retrieved characters with multiplicity: 15 + 20 = 35
+    assert m["precision_at_k"][2] == pytest.approx(10 / 35)
+    assert m["iou_at_k"][2] == pytest.approx(10 / (35 + 10 - 10))
+    assert m["precision_at_k"][1] == pytest.approx(5 / 15)
+    assert m["iou_at_k"][1] == pytest.approx(5 / (15 + 10 - 5))
+
+
+def test_evidence_straddling_two_adjacent_retrieved_chunks_is_covered() -> None:
+    located = [((8, 14),)]
+    spans = [(0, 10), (10, 20), (20, 30)]
+    m = score_query(Q, located, spans, [1, 1, 1], ks=[1, 2], budgets=[])
+    assert m["covered_at_k"] == {1: False, 2: True}
+    # ranked apart (a gap between them) it is not covered
+    m = score_query(Q, located, [(0, 10), (20, 30), (10, 20)], [1, 1, 1], ks=[2, 3], budgets=[])
+    assert m["covered_at_k"] == {2: False, 3: True}
+
+
+def test_evidence_not_located_is_neither_hit_nor_miss() -> None:
+    # e1 located and covered, e2 not located: the query is covered on what can be checked
+    m = score_query(Q, [((0, 5),), ()], [(0, 10)], [3], ks=[1], budgets=[100])
+    assert m["covered_at_k"] == {1: True}
+    assert m["recall_at_k"][1] == 1.0
+    # nothing located: never covered, and the report leaves the query out of the averages
+    m = score_query(Q, [(), ()], [(0, 10)], [3], ks=[1], budgets=[100])
+    assert m["covered_at_k"] == {1: False}
+
+
+def test_budget_cut_stops_at_the_first_hit_that_overflows() -> None:
+    assert budget_cut([300, 300, 100, 50], 512) == 1
+    assert budget_cut([300, 200, 100], 512) == 2
+    assert budget_cut([600, 10], 512) == 0
+    assert budget_cut([100, 100], 1024) == 2
+    located = [((50, 60),)]
+    spans = [(0, 10), (100, 200), (40, 70)]
+    m = score_query(Q, located, spans, [300, 300, 100], ks=[3], budgets=[512, 1024])
+    assert m["covered_at_budget"] == {512: False, 1024: True}
+
+
+def test_a_phrase_occurring_twice_scores_on_its_best_covered_occurrence() -> None:
+    located = [((0, 10), (100, 110))]
+    m = score_query(Q, located, [(95, 120)], [1], ks=[1], budgets=[])
+    assert m["covered_at_k"][1] and m["recall_at_k"][1] == 1.0
+
+
+def test_given_spans_win_over_search_when_they_match() -> None:
+    text = "alpha beta. alpha beta."
+    q = Query("q", "d", "x", ("alpha beta",), spans=((12, 22),))
+    assert locate_evidence(q, text) == (((12, 22),),)
+    q = Query("q", "d", "x", ("alpha beta",), spans=((3, 9),))  # stale span: search instead
+    assert locate_evidence(q, text) == (((0, 10), (12, 22)),)
+
+
+def test_query_set_parsing_errors_name_the_entry(tmp_path: Path) -> None:
+    ok = parse_queries([{"id": "a", "doc": "x.md", "query": "q", "evidence": ["e"], "kind": "k"}])
+    assert ok[0].evidence == ("e",)
+    assert parse_queries(json.loads(dump_queries(ok))) == ok
+    for bad, message in [
+        ({}, "expected a JSON list"),
+        ([1], "entry 1 is not an object"),
+        ([{"id": "a", "doc": "x", "query": ""}], "'query' must be"),
+        ([{"id": "a", "doc": "x", "query": "q", "evidence": "e"}], "must be a list"),
+        (
+            [
+                {"id": "a", "doc": "x", "query": "q", "evidence": []},
+                {"id": "a", "doc": "x", "query": "q", "evidence": []},
+            ],
+            "duplicate id",
+        ),
+    ]:
+        with pytest.raises(QuerySetError, match=message):
+            parse_queries(bad)
+    p = tmp_path / "broken.json"
+    p.write_text("[{]")
+    with pytest.raises(QuerySetError, match="not valid JSON"):
+        load_queries(p)
+    with pytest.raises(QuerySetError, match="no such query set"):
+        load_queries(tmp_path / "missing.json")
+
+
+REFUND_QUERIES = [
+    Query(
+        "rule-exception",
+        "refund-policy.md",
+        "How long do I have to ask for a refund?",
+        (
+            "Refunds are available within seven days.",
+            "This does not apply to downloaded materials.",
+        ),
+    ),
+    Query("absent", "refund-policy.md", "anything", ("this phrase is nowhere",)),
+]
+
+
+def test_evaluate_end_to_end_with_bm25_and_a_sweep() -> None:
+    ws = Workspace(SAMPLES)
+    fixed = EvalConfig(ChunkSettings(splitter="fixed", unit="chars", size=40), retriever="bm25")
+    structure = EvalConfig(
+        ChunkSettings(splitter="structure", unit="tokens", size=256), retriever="bm25"
+    )
+    a = evaluate(REFUND_QUERIES, ws, fixed, ks=[1], budgets=[1024])
+    b = evaluate(REFUND_QUERIES, ws, structure, ks=[1], budgets=[1024])
+    assert a.counts()["not_located"] == 1 and a.counts()["scored_queries"] == 1
+    assert a.coverage_at_k == {1: 0.0} and b.coverage_at_k == {1: 1.0}
+    assert flipped(a, b, k=1) == [("rule-exception", False, True)]
+    out = b.to_json()
+    assert set(out) >= {"config", "counts", "coverage_at_k", "coverage_at_budget", "per_query"}
+    assert out["coverage_at_k"] == {"1": 1.0}
+    hits = out["per_query"][0]["hits"]
+    assert sum(h["tokens"] for h in hits[:-1]) <= 1024 or len(hits) == b.chunks
+    grid = sweep(REFUND_QUERIES, ws, fixed, sizes=[40, 400], overlaps=[0, 100], ks=[1])
+    assert [(r.config.settings.size, r.config.settings.overlap) for r in grid] == [
+        (40, 0),
+        (400, 0),
+        (400, 100),
+    ]
+
+
+def test_eval_cli_json_and_min_coverage(tmp_path: Path) -> None:
+    qfile = tmp_path / "q.json"
+    qfile.write_text(dump_queries(REFUND_QUERIES))
+    base = [sys.executable, "-m", "explorer", "eval", "--queries", str(qfile), "--docs"]
+    res = subprocess.run(
+        [*base, str(SAMPLES), "--retriever", "bm25", "--k", "1,3", "--budget", "256,1024",
+         "--json", "--min-coverage", "0.5"],
+        capture_output=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert set(out["coverage_at_k"]) == {"1", "3"}
+    assert set(out["coverage_at_budget"]) == {"256", "1024"}
+    assert out["counts"]["queries"] == 2 and out["counts"]["not_located"] == 1
+    assert out["config"]["splitter"] == "structure"  # the recommended default
+    res = subprocess.run(
+        [*base, str(SAMPLES), "--retriever", "bm25", "--splitter", "fixed", "--unit", "chars",
+         "--size", "40", "--k", "1", "--min-coverage", "0.9"],
+        capture_output=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert res.returncode == 1 and b"below --min-coverage" in res.stderr
+    res = subprocess.run(
+        [*base, str(tmp_path / "nowhere")], capture_output=True, timeout=300, check=False
+    )
+    assert res.returncode == 2 and b"not in" in res.stderr and res.stderr.count(b"\n") == 1
