@@ -1,0 +1,909 @@
+"""Render: show where every chunk falls, on the document as a reader sees it.
+
+A :class:`Highlight` is one span ``[start, end)`` of ``doc.text`` to tint. Three renderers turn a
+document plus highlights into something a person can look at:
+
+* :func:`render_markdown` renders Markdown the way GitHub shows it (headings, lists, tables, code)
+  and tints the *visible* text of every span. It walks markdown-it's tokens itself and aligns
+  every piece of visible text with the source offset it came from, so a chunk that ends
+  mid-sentence ends mid-sentence on screen. ``raw=True`` shows the Markdown source instead.
+* :func:`render_text` shows plain text (or a PDF's extracted text) with the same tints.
+* :func:`render_pdf_page` draws translucent rectangles over the real PDF page and returns a PNG.
+
+In the HTML, every tinted ``<span>`` carries the class ``ce-chunk-<index>`` of each highlight that
+covers it; where two or more highlights overlap the span also has ``ce-overlap`` and diagonal
+stripes of their colours. A badge (``<span class="ce-badge">``) with the highlight's label sits
+just before its first visible character. Document content is never trusted: all text is
+escaped, raw HTML is shown as text, images are not loaded and links keep only safe URLs.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from explorer.documents import Document, Layout, Rect, _front_matter_end, line_starts
+from explorer.errors import DocumentError
+
+if TYPE_CHECKING:
+    from explorer.splitters import Chunk
+
+PALETTE: tuple[str, ...] = (
+    "#4e79a7",  # blue
+    "#f28e2b",  # orange
+    "#e15759",  # red
+    "#76b7b2",  # teal
+    "#59a14f",  # green
+    "#edc948",  # yellow
+    "#b07aa1",  # purple
+    "#ff9da7",  # pink
+    "#9c755f",  # brown
+    "#17becf",  # cyan
+)
+"""Tableau 10 with its grey swapped for cyan (grey barely shows as a tint)."""
+
+TINT_ALPHA = 0.35
+"""Opacity of one highlight's tint in HTML; overlaps use stripes at ``OVERLAP_ALPHA``."""
+OVERLAP_ALPHA = 0.55
+PDF_FILL_OPACITY = 0.35
+
+_COLOR = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """One span of ``doc.text`` to tint: offsets ``[start, end)``, half-open.
+
+    ``index`` is the chunk number; ``label`` is the badge text (``str(index)`` when ``None``,
+    e.g. ``"#2"`` for a query's second hit); ``selected`` highlights are outlined.
+    """
+
+    start: int
+    end: int
+    index: int
+    color: str
+    label: str | None = None
+    selected: bool = False
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start < self.end:
+            raise ValueError(f"highlight span [{self.start}, {self.end}) is empty or negative")
+        if not _COLOR.fullmatch(self.color):
+            raise ValueError(f"highlight colour must look like '#4e79a7', got {self.color!r}")
+
+    @property
+    def badge(self) -> str:
+        """The text shown in the badge."""
+        return str(self.index) if self.label is None else self.label
+
+
+def palette(n: int) -> list[str]:
+    """``n`` colours from a 10-colour qualitative palette, cycling; neighbours always differ."""
+    return [PALETTE[i % len(PALETTE)] for i in range(max(n, 0))]
+
+
+def chunk_highlights(chunks: Iterable[Chunk], *, selected: int | None = None) -> list[Highlight]:
+    """One highlight per chunk, coloured by chunk index (so a chunk keeps its colour)."""
+    return [
+        Highlight(
+            c.start,
+            c.end,
+            c.index,
+            PALETTE[c.index % len(PALETTE)],
+            selected=c.index == selected,
+        )
+        for c in chunks
+    ]
+
+
+# --------------------------------------------------------------------------- colours
+
+
+def _rgb(color: str) -> tuple[int, int, int]:
+    h = color[1:]
+    if len(h) == 3:
+        h = "".join(ch * 2 for ch in h)
+    return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
+
+
+def _rgba(color: str, alpha: float) -> str:
+    r, g, b = _rgb(color)
+    return f"rgba({r},{g},{b},{alpha:g})"
+
+
+def _ink_on(color: str) -> str:
+    """Black or white text, whichever reads better on ``color``."""
+    r, g, b = _rgb(color)
+    return "#111" if 0.299 * r + 0.587 * g + 0.114 * b > 150 else "#fff"
+
+
+def _darker(color: str, factor: float = 0.6) -> tuple[float, float, float]:
+    """``color`` darkened, as 0-1 RGB (for PyMuPDF)."""
+    r, g, b = _rgb(color)
+    return r / 255 * factor, g / 255 * factor, b / 255 * factor
+
+
+def _darker_css(color: str) -> str:
+    r, g, b = (round(c * 255) for c in _darker(color))
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+# --------------------------------------------------------------------------- escaping & URLs
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_URL_JUNK = re.compile(r"[\x00-\x20\x7f-\x9f]")
+_SCHEME = re.compile(r"([a-z][a-z0-9+.\-]*):")
+SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+
+
+_NEWLINE = re.compile(r"\r\n?|\n")
+
+
+def _esc(text: str) -> str:
+    """Escape text for an HTML text node; control characters become U+FFFD.
+
+    Line breaks are written as ``&#10;`` so the fragment is a single line: even if it ends up
+    inside a Markdown renderer (``st.markdown(..., unsafe_allow_html=True)``), no blank line can
+    end the HTML block and let document text be read as Markdown (an image, say).
+    """
+    return _NEWLINE.sub("&#10;", html.escape(_CONTROL.sub("\ufffd", text), quote=False))
+
+
+def _attr(text: str) -> str:
+    return html.escape(_CONTROL.sub("\ufffd", text), quote=True)
+
+
+def safe_href(url: str | None) -> str | None:
+    """``url`` if it is safe to link to (http, https, mailto, relative, anchor), else ``None``.
+
+    White space and control characters are removed before the scheme is checked, since browsers
+    ignore them (``" java\\tscript:"`` is ``javascript:``).
+    """
+    if url is None:
+        return None
+    cleaned = _URL_JUNK.sub("", url)
+    m = _SCHEME.match(cleaned.lower())
+    if m is None:
+        # no scheme before the first "/", "?" or "#": a relative URL or an anchor, unless a
+        # colon shows up before those (a scheme with odd characters): refuse that
+        head = re.split(r"[/?#]", cleaned, maxsplit=1)[0]
+        return None if ":" in head else cleaned
+    return cleaned if m.group(1) in SAFE_SCHEMES else None
+
+
+# --------------------------------------------------------------------------- output pieces
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """Visible text and, for each character, the ``doc.text`` offset it came from (or -1)."""
+
+    text: str
+    offsets: Sequence[int]
+    pre: bool = False
+    """Shown preformatted: line breaks in it are real line breaks."""
+
+
+_Part = str | _Run  # a str is trusted markup that this module wrote
+
+
+def _paint(parts: Sequence[_Part], highlights: Sequence[Highlight]) -> str:
+    """Join markup and text, wrapping text in tinted spans and inserting badges."""
+    hs = list(highlights)
+    if not hs:
+        return "".join(p if isinstance(p, str) else _esc(p.text) for p in parts)
+
+    # badges: at the first visible character at or after each highlight's start
+    mapped: list[tuple[int, int]] = []  # (offset, position in the visible text)
+    g = 0
+    for p in parts:
+        if isinstance(p, _Run):
+            mapped.extend((o, g + i) for i, o in enumerate(p.offsets) if o >= 0)
+            g += len(p.text)
+    mapped.sort()
+    keys = [o for o, _ in mapped]
+    badges: dict[int, list[Highlight]] = {}
+    for h in hs:
+        i = bisect.bisect_left(keys, h.start)
+        badges.setdefault(mapped[i][1] if i < len(mapped) else g, []).append(h)
+
+    # segments of offset space with a constant set of covering highlights
+    bounds = sorted({h.start for h in hs} | {h.end for h in hs})
+    starting: dict[int, list[int]] = {}
+    ending: dict[int, list[int]] = {}
+    for k, h in enumerate(hs):
+        starting.setdefault(h.start, []).append(k)
+        ending.setdefault(h.end, []).append(k)
+    active: list[tuple[int, ...]] = []
+    current: dict[int, None] = {}
+    for b in bounds:
+        for k in ending.get(b, ()):
+            current.pop(k, None)
+        for k in starting.get(b, ()):
+            current[k] = None
+        active.append(tuple(sorted(current)))
+    opening: dict[tuple[tuple[int, ...], bool], str] = {}
+
+    def segment(o: int) -> int:
+        if o < 0:
+            return -1
+        j = bisect.bisect_right(bounds, o) - 1
+        return j if j >= 0 and active[j] else -1
+
+    out: list[str] = []
+    g = 0
+    for p in parts:
+        if isinstance(p, str):
+            out.append(p)
+            continue
+        text, offs = p.text, p.offsets
+        n = len(text)
+        i = 0
+        while i < n:
+            for h in badges.pop(g + i, ()):
+                out.append(_badge_html(h))
+            seg = segment(offs[i])
+            j = i + 1
+            while j < n and (g + j) not in badges and segment(offs[j]) == seg:
+                j += 1
+            if seg < 0:
+                out.append(_esc(text[i:j]))
+            else:
+                key = active[seg]
+                # in preformatted text line breaks get their own span without an outline: an
+                # outlined blank line would show as a stray bar
+                for sub in _LINE_BREAK.split(text[i:j]) if p.pre else [text[i:j]]:
+                    if sub:
+                        outline = not ("\n" in sub and sub.isspace())
+                        tag = opening.get((key, outline))
+                        if tag is None:
+                            covering = [hs[k] for k in key]
+                            tag = opening[key, outline] = _span_open(covering, outline=outline)
+                        out.append(f"{tag}{_esc(sub)}</span>")
+            i = j
+        g += n
+    for rest in badges.values():  # highlights past the last visible character
+        out.extend(_badge_html(h) for h in rest)
+    return "".join(out)
+
+
+_LINE_BREAK = re.compile(r"([^\S\n]*\n\s*)")
+
+
+def _span_open(covering: Sequence[Highlight], *, outline: bool = True) -> str:
+    classes = ["ce-hl", *(f"ce-chunk-{h.index}" for h in covering)]
+    first = covering[0]
+    if len(covering) == 1:
+        style = f"background-color:{_rgba(first.color, TINT_ALPHA)}"
+    else:
+        classes.append("ce-overlap")
+        stops = []
+        for k, h in enumerate(covering):
+            c = _rgba(h.color, OVERLAP_ALPHA)
+            stops.append(f"{c} {k * 5}px {(k + 1) * 5}px")
+        style = (
+            f"background-color:{_rgba(first.color, TINT_ALPHA)};"
+            f"background-image:repeating-linear-gradient(135deg,{','.join(stops)})"
+        )
+    chosen = [h for h in covering if h.selected]
+    if chosen:
+        classes.append("ce-selected")
+        if outline:
+            style += f";outline:2px solid {_darker_css(chosen[0].color)}"
+    title = " + ".join(_title(h) for h in covering)
+    return f'<span class="{" ".join(classes)}" style="{style}" title="{_attr(title)}">'
+
+
+def _title(h: Highlight) -> str:
+    return f"chunk {h.index}" if h.label is None else f"{h.label} (chunk {h.index})"
+
+
+def _badge_html(h: Highlight) -> str:
+    cls = "ce-badge ce-selected" if h.selected else "ce-badge"
+    return (
+        f'<span class="{cls}" data-index="{h.index}" '
+        f'style="background-color:{h.color};color:{_ink_on(h.color)}" '
+        f'title="{_attr(_title(h))}">{_esc(h.badge)}</span>'
+    )
+
+
+# --------------------------------------------------------------------------- styles
+
+_MONO = 'ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"Liberation Mono",monospace'
+CSS = f"""
+.ce-doc{{font-family:-apple-system,BlinkMacSystemFont,"Segoe UI","Noto Sans",Helvetica,Arial,
+sans-serif;font-size:16px;line-height:1.6;color:#1f2328;background:#fff;padding:.5em 1em;
+overflow-wrap:break-word;text-align:left}}
+.ce-doc *{{box-sizing:border-box}}
+.ce-doc h1,.ce-doc h2,.ce-doc h3,.ce-doc h4,.ce-doc h5,.ce-doc h6{{margin:1.5em 0 .75em;
+font-weight:600;line-height:1.25;color:#1f2328}}
+.ce-doc h1{{font-size:2em;padding-bottom:.3em;border-bottom:1px solid #d1d9e0}}
+.ce-doc h2{{font-size:1.5em;padding-bottom:.3em;border-bottom:1px solid #d1d9e0}}
+.ce-doc h3{{font-size:1.25em}}.ce-doc h4{{font-size:1em}}.ce-doc h5{{font-size:.875em}}
+.ce-doc h6{{font-size:.85em;color:#59636e}}
+.ce-doc>style+*{{margin-top:0}}
+.ce-doc p,.ce-doc blockquote,.ce-doc ul,.ce-doc ol,.ce-doc table,.ce-doc pre{{margin:0 0 1em}}
+.ce-doc ul,.ce-doc ol{{padding-left:2em}}
+.ce-doc ul ul,.ce-doc ul ol,.ce-doc ol ol,.ce-doc ol ul{{margin:0}}
+.ce-doc li+li{{margin-top:.25em}}
+.ce-doc li>p{{margin:.5em 0}}
+.ce-doc blockquote{{margin-left:0;padding:0 1em;color:#59636e;border-left:.25em solid #d1d9e0}}
+.ce-doc code,.ce-doc pre,.ce-doc .ce-html{{font-family:{_MONO};font-size:85%}}
+.ce-doc code{{padding:.2em .4em;background:rgba(129,139,152,.15);border-radius:6px}}
+.ce-doc pre{{padding:1em;background:#f6f8fa;border-radius:6px;line-height:1.45;
+white-space:pre-wrap;overflow-wrap:anywhere}}
+.ce-doc pre code{{padding:0;background:transparent;font-size:100%;border-radius:0}}
+.ce-doc pre.ce-html{{background:#fff8e6;color:#59636e}}
+.ce-doc .ce-html{{color:#59636e}}
+.ce-doc .ce-image{{color:#59636e;font-style:italic}}
+.ce-doc table{{display:block;width:max-content;max-width:100%;overflow:auto;
+border-collapse:collapse;border-spacing:0}}
+.ce-doc th,.ce-doc td{{padding:6px 13px;border:1px solid #d1d9e0}}
+.ce-doc th{{font-weight:600;background:#f6f8fa}}
+.ce-doc tbody tr:nth-child(2n){{background:#f6f8fa}}
+.ce-doc .ce-left{{text-align:left}}.ce-doc .ce-center{{text-align:center}}
+.ce-doc .ce-right{{text-align:right}}
+.ce-doc hr{{height:.25em;padding:0;margin:1.5em 0;background:#d1d9e0;border:0}}
+.ce-doc a{{color:#0969da;text-decoration:underline;text-underline-offset:.2rem}}
+.ce-doc a:not([href]){{color:inherit;text-decoration:underline dotted #d1242f}}
+.ce-doc del{{color:#59636e}}
+.ce-doc .ce-hl{{border-radius:2px;-webkit-box-decoration-break:clone;box-decoration-break:clone}}
+.ce-doc .ce-badge{{display:inline-block;font:600 11px/1.35 -apple-system,"Segoe UI",Helvetica,
+Arial,sans-serif;font-style:normal;padding:0 .45em;margin:0 2px 0 1px;border-radius:999px;
+vertical-align:.45em;user-select:none;-webkit-user-select:none;white-space:nowrap}}
+.ce-doc .ce-badge.ce-selected{{box-shadow:0 0 0 2px #1f2328}}
+.ce-doc .ce-hl.ce-selected{{outline-offset:0}}
+.ce-doc.ce-plain{{font-family:{_MONO};font-size:14px;line-height:1.6;white-space:pre-wrap;
+overflow-wrap:anywhere;tab-size:4}}
+"""
+
+
+_CSS_LINE = CSS.replace("\n", "")
+
+
+def _fragment(body: str, kind: str) -> str:
+    """The wrapper with its style block inside it (sanitisers such as DOMPurify drop a leading
+    ``<style>`` that the browser would hoist into ``<head>``), all on one line."""
+    return f'<div class="ce-doc {kind}"><style>{_CSS_LINE}</style>{body}</div>'
+
+
+# --------------------------------------------------------------------------- plain text
+
+
+def _plain(doc: Document, highlights: Sequence[Highlight]) -> str:
+    return _fragment(
+        _paint([_Run(doc.text, range(len(doc.text)), pre=True)], highlights), "ce-plain"
+    )
+
+
+def render_text(doc: Document, highlights: Sequence[Highlight]) -> str:
+    """Plain text (or a PDF's extracted text) in a wrapping monospace block, tinted.
+
+    Offsets map one to one: the tinted text of a highlight is exactly ``doc.text[start:end]``.
+    """
+    return _plain(doc, highlights)
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+def render_markdown(doc: Document, highlights: Sequence[Highlight], *, raw: bool = False) -> str:
+    """Markdown rendered as a reader sees it, the visible text of each highlight tinted.
+
+    With ``raw=True`` the Markdown source is shown instead (escaped, white space kept).
+    Returns one self-contained HTML fragment: a ``<style>`` block scoped to ``.ce-doc`` and a
+    ``<div class="ce-doc">``.
+    """
+    if raw:
+        return _plain(doc, highlights)
+    return _fragment(_paint(_MarkdownRenderer(doc.text).render(), highlights), "ce-md")
+
+
+def _normalize(text: str) -> tuple[str, Sequence[int]]:
+    """markdown-it's input normalisation (line ends to ``\\n``, NUL to U+FFFD) with an offset map.
+
+    Returns the normalised text and, for each of its characters, the offset in ``text``.
+    """
+    text = text.replace("\x00", "\ufffd")
+    if "\r" not in text:
+        return text, range(len(text))
+    out: list[str] = []
+    n2o: list[int] = []
+    pos = 0
+    for m in re.finditer(r"\r\n?", text):
+        out.append(text[pos : m.start()])
+        n2o.extend(range(pos, m.start()))
+        out.append("\n")
+        n2o.append(m.start())
+        pos = m.end()
+    out.append(text[pos:])
+    n2o.extend(range(pos, len(text)))
+    return "".join(out), n2o
+
+
+_BLOCK_TAGS = {
+    "paragraph": "p",
+    "blockquote": "blockquote",
+    "bullet_list": "ul",
+    "ordered_list": "ol",
+    "list_item": "li",
+    "table": "table",
+    "thead": "thead",
+    "tbody": "tbody",
+    "tr": "tr",
+    "th": "th",
+    "td": "td",
+}
+_INLINE_TAGS = {"em": "em", "strong": "strong", "s": "del"}
+_ALIGN = re.compile(r"text-align:(left|center|right)")
+
+
+class _MarkdownRenderer:
+    """Walks markdown-it tokens, writing HTML and aligning visible text with source offsets.
+
+    All searching happens in the normalised text (``\\n`` line ends); offsets are mapped back to
+    ``doc.text`` when a run of text is emitted.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.norm, self.n2o = _normalize(text)
+        self.starts = [0] + [m.end() for m in re.finditer("\n", self.norm)]
+        self.parts: list[_Part] = []
+        self._text: list[str] = []
+        self._offsets: list[int] = []
+        self.pre = False  # inside a code block: line breaks are shown
+        # front matter, detected as the loader does, is shown as a code block
+        fm_end = _front_matter_end(text)
+        self.body_line = bisect.bisect_left(line_starts(text), fm_end) if fm_end else 0
+
+    # ---- helpers
+    def line(self, k: int) -> int:
+        """Offset (in the normalised text) where line ``k`` starts."""
+        return self.starts[k] if k < len(self.starts) else len(self.norm)
+
+    def emit(self, text: str, offsets: Sequence[int] | None) -> None:
+        if not text:
+            return
+        if offsets is None:
+            offs: list[int] = [-1] * len(text)
+        else:
+            n2o = self.n2o
+            offs = [n2o[o] if o >= 0 else -1 for o in offsets]
+        self._text.append(text)  # one run per stretch of text between two tags
+        self._offsets.extend(offs)
+
+    def markup(self, html: str) -> None:
+        """Append trusted markup (written here, never taken from the document)."""
+        self.flush()
+        self.parts.append(html)
+
+    def flush(self) -> None:
+        if self._text:
+            self.parts.append(_Run("".join(self._text), self._offsets, pre=self.pre))
+            self._text, self._offsets = [], []
+
+    def emit_at(self, text: str, p: int) -> None:
+        self.emit(text, range(p, p + len(text)))
+
+    def align(self, content: str, cur: int, limit: int) -> tuple[Sequence[int] | None, int]:
+        """Where ``content`` sits in the source at or after ``cur``; ``(None, cur)`` if unknown.
+
+        First an exact search; failing that, from each of the next few places where the first
+        character occurs, every further character is looked for within a few characters of the
+        previous one (this skips the backslash of ``\\|`` in a table cell).
+        """
+        norm = self.norm
+        p = norm.find(content, cur, limit)
+        if p >= 0:
+            return range(p, p + len(content)), p + len(content)
+        if not content:
+            return None, cur
+        anchor = cur
+        for _ in range(8):
+            anchor = norm.find(content[0], anchor, limit)
+            if anchor < 0:
+                break
+            offs = [anchor]
+            for ch in content[1:]:
+                r = norm.find(ch, offs[-1] + 1, min(limit, offs[-1] + 4))
+                if r < 0:
+                    break
+                offs.append(r)
+            if len(offs) == len(content):
+                return offs, offs[-1] + 1
+            anchor += 1
+        return None, cur
+
+    def text(self, content: str, cur: int, limit: int) -> int:
+        offs, cur = self.align(content, cur, limit)
+        self.emit(content, offs)
+        return cur
+
+    # ---- blocks
+    def render(self) -> list[_Part]:
+        from markdown_it import MarkdownIt
+
+        md = MarkdownIt("commonmark").enable("table").enable("strikethrough")
+        md.disable("text_join")  # keep escapes and entities as their own tokens, with markup
+        md.validateLink = lambda url: True  # type: ignore[method-assign]  # safe_href decides
+        if self.body_line:
+            self.markup('<pre class="ce-frontmatter"><code>')
+            self.pre = True
+            self.emit_at(self.norm[: self.line(self.body_line)], 0)
+            self.flush()
+            self.pre = False
+            self.markup("</code></pre>")
+        base = self.body_line
+        tokens = md.parse(self.norm[self.line(base) :])
+        cur = 0
+        for tok in tokens:
+            t = tok.type
+            m = tok.map
+            span = (m[0] + base, m[1] + base) if m is not None else None
+            if t == "inline":
+                if span is None:
+                    self.emit(tok.content, None)
+                    continue
+                cur = max(cur, self.line(span[0]))
+                cur = self.inline(tok.children or [], cur, self.line(span[1]))
+            elif t in ("fence", "code_block", "html_block"):
+                cls = ' class="ce-html"' if t == "html_block" else ""
+                self.markup(f"<pre{cls}><code>")
+                first = -1 if span is None else span[0] + (1 if t == "fence" else 0)
+                self.pre = True
+                self.code_lines(tok.content, first)
+                self.flush()
+                self.pre = False
+                self.markup("</code></pre>")
+                if span is not None:
+                    cur = max(cur, self.line(span[1]))
+            elif t == "hr":
+                self.markup("<hr>")
+            elif t == "heading_open":
+                level = tok.tag[1:] if re.fullmatch(r"h[1-6]", tok.tag) else "6"
+                self.markup(f"<h{level}>")
+            elif t == "heading_close":
+                level = tok.tag[1:] if re.fullmatch(r"h[1-6]", tok.tag) else "6"
+                self.markup(f"</h{level}>")
+            elif t.endswith("_open") and t[:-5] in _BLOCK_TAGS:
+                if not tok.hidden:
+                    self.markup(self.open_tag(tok, _BLOCK_TAGS[t[:-5]]))
+            elif t.endswith("_close") and t[:-6] in _BLOCK_TAGS:
+                if not tok.hidden:
+                    self.markup(f"</{_BLOCK_TAGS[t[:-6]]}>")
+            elif tok.content:  # an unknown block token: show its text
+                self.emit(tok.content, None)
+        self.flush()
+        return self.parts
+
+    @staticmethod
+    def open_tag(tok: Any, tag: str) -> str:
+        if tag == "ol":
+            start = tok.attrGet("start")
+            if start is not None and str(start).isdigit() and int(start) != 1:
+                return f'<ol start="{int(start)}">'
+        if tag in ("th", "td"):
+            m = _ALIGN.fullmatch(str(tok.attrGet("style") or ""))
+            if m:
+                return f'<{tag} class="ce-{m.group(1)}">'
+        return f"<{tag}>"
+
+    def code_lines(self, content: str, first: int) -> None:
+        """Code (or raw HTML) shown verbatim; content line ``i`` comes from source line
+        ``first + i``, minus any indentation or container prefix markdown-it removed."""
+        norm = self.norm
+        for i, ln in enumerate(content.splitlines(keepends=True)):
+            body = ln.rstrip("\n")
+            if first < 0:
+                self.emit(ln, None)
+                continue
+            a, b = self.line(first + i), self.line(first + i + 1)
+            end = b - 1 if b > a and norm[b - 1] == "\n" else b
+            src = norm[a:end]
+            if src.endswith(body):
+                self.emit_at(body, end - len(body))
+            else:
+                stripped = body.lstrip()
+                q = src.find(stripped) if stripped else -1
+                if q >= 0:
+                    self.emit(body[: len(body) - len(stripped)], None)
+                    self.emit_at(stripped, a + q)
+                else:
+                    self.emit(body, None)
+            if ln.endswith("\n"):
+                self.emit("\n", [end] if end < len(norm) and norm[end] == "\n" else None)
+
+    # ---- inline
+    def inline(self, children: Sequence[Any], cur: int, limit: int) -> int:
+        norm = self.norm
+        for tok in children:
+            t = tok.type
+            if t == "text":
+                cur = self.text(tok.content, cur, limit)
+            elif t == "text_special":  # a backslash escape or an entity
+                p = norm.find(tok.markup, cur, limit) if tok.markup else -1
+                if p < 0:
+                    self.emit(tok.content, None)
+                else:
+                    at = p + 1 if tok.info == "escape" else p
+                    self.emit(tok.content, [at] * len(tok.content))
+                    cur = p + len(tok.markup)
+            elif t == "softbreak":
+                p = norm.find("\n", cur, limit)
+                self.emit("\n", None if p < 0 else [p])
+                cur = cur if p < 0 else p + 1
+            elif t == "hardbreak":
+                self.markup("<br>")
+                p = norm.find("\n", cur, limit)
+                self.emit("\n", None if p < 0 else [p])
+                cur = cur if p < 0 else p + 1
+            elif t == "code_inline":
+                cur = self.code_span(tok.content, tok.markup, cur, limit)
+            elif t == "html_inline":
+                self.markup('<span class="ce-html">')
+                cur = self.text(tok.content, cur, limit)
+                self.markup("</span>")
+            elif t == "link_open":
+                auto = tok.markup == "autolink"
+                if norm.startswith("<" if auto else "[", cur):
+                    cur += 1
+                self.markup(self.link_tag(tok))
+            elif t == "link_close":
+                cur = self.skip_link_tail(cur, limit, auto=tok.markup == "autolink")
+                self.markup("</a>")
+            elif t == "image":  # never loaded: its alt text is shown instead
+                p = norm.find("![", cur, limit)
+                if p >= 0:
+                    cur = p + 2
+                self.markup('<span class="ce-image" title="image not loaded">')
+                self.emit("[image: ", None)
+                cur = self.inline(tok.children or [], cur, limit)
+                self.emit("]", None)
+                self.markup("</span>")
+                cur = self.skip_link_tail(cur, limit, auto=False)
+            elif t.endswith(("_open", "_close")) and t.rsplit("_", 1)[0] in _INLINE_TAGS:
+                tag = _INLINE_TAGS[t.rsplit("_", 1)[0]]
+                self.markup(f"<{tag}>" if t.endswith("_open") else f"</{tag}>")
+                if tok.markup and norm.startswith(tok.markup, cur):
+                    cur += len(tok.markup)
+            elif tok.content:
+                cur = self.text(tok.content, cur, limit)
+        return cur
+
+    def code_span(self, content: str, ticks: str, cur: int, limit: int) -> int:
+        norm = self.norm
+        p = norm.find(ticks, cur, limit) if ticks else -1
+        if p < 0:
+            self.markup("<code>")
+            cur = self.text(content, cur, limit)
+            self.markup("</code>")
+            return cur
+        q = p + len(ticks)
+        r = q
+        while True:  # the closing run: exactly as many backticks
+            r = norm.find(ticks, r, limit)
+            if r < 0 or (norm[r - 1] != "`" and not norm.startswith("`", r + len(ticks))):
+                break
+            while r < limit and norm[r] == "`":
+                r += 1
+        self.markup("<code>")
+        if r < 0:
+            cur = self.text(content, q, limit)
+        else:
+            inner = norm[q:r].replace("\n", " ")
+            if inner == content:
+                self.emit_at(content, q)
+            elif inner[1:-1] == content:
+                self.emit_at(content, q + 1)
+            else:
+                self.text(content, q, r)
+            cur = r + len(ticks)
+        self.markup("</code>")
+        return cur
+
+    @staticmethod
+    def link_tag(tok: Any) -> str:
+        href = safe_href(tok.attrGet("href"))
+        if href is None:
+            return '<a title="link removed: unsafe URL">'  # keep the text, lose the link
+        title = tok.attrGet("title")
+        t = f' title="{_attr(str(title))}"' if title else ""
+        return f'<a href="{_attr(href)}"{t} rel="nofollow noopener noreferrer" target="_blank">'
+
+    def skip_link_tail(self, cur: int, limit: int, *, auto: bool) -> int:
+        """Move past what follows a link's text: ``](dest "title")``, ``][ref]``, ``]`` or ``>``."""
+        norm = self.norm
+        if auto:
+            p = norm.find(">", cur, limit)
+            return p + 1 if p >= 0 else cur
+        p = norm.find("]", cur, limit)
+        if p < 0:
+            return cur
+        q = p + 1
+        if norm.startswith("(", q):
+            from markdown_it.helpers import parseLinkDestination, parseLinkTitle
+
+            pos = self.skip_space(q + 1, limit)
+            if pos < limit and norm[pos] != ")":
+                dest = parseLinkDestination(norm, pos, limit)
+                if dest.ok:
+                    pos = self.skip_space(dest.pos, limit)
+                title = parseLinkTitle(norm, pos, limit)
+                if title.ok:
+                    pos = self.skip_space(title.pos, limit)
+            return pos + 1 if norm.startswith(")", pos) else q
+        if norm.startswith("[", q):
+            r = norm.find("]", q + 1, limit)
+            return r + 1 if r >= 0 else q
+        return q
+
+    def skip_space(self, pos: int, limit: int) -> int:
+        while pos < limit and self.norm[pos] in " \t\n":
+            pos += 1
+        return pos
+
+
+# --------------------------------------------------------------------------- PDF
+
+
+def _fitz() -> Any:
+    """PyMuPDF, imported on first use (it ships partial annotations only: treat as untyped)."""
+    import pymupdf
+
+    return pymupdf
+
+
+def _open_pdf(pdf_bytes: bytes) -> Any:
+    pymupdf = _fitz()
+    try:
+        pdf = pymupdf.open(stream=pdf_bytes, filetype="pdf")
+    except (RuntimeError, ValueError) as exc:
+        raise DocumentError(f"this PDF cannot be opened ({exc}); it may be damaged") from None
+    if pdf.needs_pass:
+        pdf.close()
+        raise DocumentError("this PDF is encrypted; remove the password and load it again")
+    return pdf
+
+
+def pdf_page_count(pdf_bytes: bytes) -> int:
+    """Number of pages of a PDF."""
+    with _open_pdf(pdf_bytes) as pdf:
+        return int(pdf.page_count)
+
+
+def render_pdf_page(
+    pdf_bytes: bytes,
+    page_number: int,
+    doc: Document,
+    highlights: Sequence[Highlight],
+    *,
+    zoom: float = 1.5,
+) -> bytes:
+    """A PNG of page ``page_number`` (1-based) with each highlight's lines tinted.
+
+    Every highlight covers its lines (``doc.layout.rects``) with a translucent rectangle, so
+    overlaps come out darker; selected highlights are also outlined; a badge with the label sits
+    at each highlight's first rectangle. ``zoom`` 1 is 72 dpi.
+    """
+    pymupdf = _fitz()
+    if not zoom > 0:
+        raise ValueError(f"zoom must be above 0, got {zoom!r}")
+    with _open_pdf(pdf_bytes) as pdf:
+        if not 1 <= page_number <= pdf.page_count:
+            raise DocumentError(
+                f"page {page_number} does not exist; this PDF has {pdf.page_count} page(s)"
+            )
+        page = pdf[page_number - 1]
+        if doc.layout is not None and highlights:
+            _draw_highlights(page, page_number, doc.layout, highlights)
+        pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+        return bytes(pix.tobytes("png"))
+
+
+def _draw_highlights(
+    page: Any, page_number: int, layout: Layout, highlights: Sequence[Highlight]
+) -> None:
+    """Tint, outline and badge ``highlights`` on ``page`` (in layout coordinates: display
+    orientation, origin top left; the derotation matrix maps them onto rotated pages)."""
+    pymupdf = _fitz()
+    derotate = page.derotation_matrix
+    gstate = f"fitzca99{round(PDF_FILL_OPACITY * 100):02d}"  # PyMuPDF's name for our opacity
+    pdf = page.parent
+    multiply = _graphics_state(pdf, page.xref, gstate) is None
+    shape = page.new_shape()
+    line_starts_ = [line.start for line in layout.lines]
+    badges: dict[int, list[Highlight]] = {}  # line index -> highlights starting on that line
+    outlines: list[tuple[Highlight, list[Any]]] = []
+    for h in highlights:
+        rects = layout.rects(h.start, h.end)
+        here = [
+            pymupdf.Rect(r.x0, r.y0, r.x1, r.y1) * derotate for r in rects if r.page == page_number
+        ]
+        if not here:
+            continue
+        # one path per highlight: its own line boxes touching each other never darken
+        for r in here:
+            shape.draw_rect(r)
+        rgb = tuple(c / 255 for c in _rgb(h.color))
+        shape.finish(color=None, fill=rgb, fill_opacity=PDF_FILL_OPACITY, width=0)
+        if h.selected:
+            outlines.append((h, here))
+        if rects[0].page == page_number:
+            # the line holding the first glyph (the first rect's line, found by its offset)
+            first_glyph = next(
+                (i for i in range(h.start, h.end) if layout.x0[i] == layout.x0[i]), h.start
+            )
+            k = max(bisect.bisect_right(line_starts_, first_glyph) - 1, 0)
+            badges.setdefault(k, []).append(h)
+    for h, here in outlines:
+        for r in here:
+            shape.draw_rect(r)
+        shape.finish(color=_darker(h.color), fill=None, width=1.2)
+    for k, on_line in badges.items():
+        line = layout.lines[k]
+        whole = layout.rects(line.start, line.end)
+        if not whole:
+            continue
+        _draw_badges(shape, page, on_line, whole[0])
+    shape.commit(overlay=True)
+    found = _graphics_state(pdf, page.xref, gstate) if multiply else None
+    if found is not None:  # tint like a highlighter: the text below stays dark
+        pdf.xref_set_key(found[0], found[1] + "BM", "/Multiply")
+
+
+def _graphics_state(pdf: Any, xref: int, name: str) -> tuple[int, str] | None:
+    """Where the page's graphics state ``name`` lives: ``(xref, key path prefix)``, or None.
+
+    PyMuPDF's ``xref_set_key`` cannot follow indirect references, so each step is resolved.
+    """
+    prefix = ""
+    for key in ("Resources", "ExtGState", name):
+        kind, value = pdf.xref_get_key(xref, prefix + key)
+        if kind == "xref":
+            xref, prefix = int(value.split()[0]), ""
+        elif kind == "dict":
+            prefix += key + "/"
+        else:
+            return None
+    return xref, prefix
+
+
+def _draw_badges(shape: Any, page: Any, on_line: Sequence[Highlight], line: Rect) -> None:
+    """Badges for the highlights starting on one line, side by side in the margin to its left
+    (over the line's start when there is no margin; above it for vertical text)."""
+    pymupdf = _fitz()
+    vertical = line.y1 - line.y0 > 3 * (line.x1 - line.x0)
+    thickness = (line.x1 - line.x0) if vertical else (line.y1 - line.y0)
+    size = max(5.0, min(7.0, thickness * 0.6))
+    height = size * 1.3
+    widths = [
+        pymupdf.get_text_length(h.badge, fontname="helv", fontsize=size) + size * 0.8
+        for h in on_line
+    ]
+    gap = 1.0
+    total = sum(widths) + gap * len(widths)
+    if vertical:
+        x = (line.x0 + line.x1 - total) / 2
+        top = line.y0 - height - 1 if line.y0 - height - 1 >= 1 else line.y0
+    else:
+        x = line.x0 - total if line.x0 - total >= 1 else line.x0
+        top = line.y0 + (line.y1 - line.y0 - height) / 2
+    for h, width in zip(on_line, widths, strict=True):
+        box = pymupdf.Rect(x, top, x + width, top + height)
+        rgb = tuple(c / 255 for c in _rgb(h.color))
+        shape.draw_rect(box * page.derotation_matrix, radius=0.3)
+        shape.finish(color=(0, 0, 0) if h.selected else None, fill=rgb, width=0.8)
+        ink = (1, 1, 1) if _ink_on(h.color) == "#fff" else (0.07, 0.07, 0.07)
+        shape.insert_text(
+            pymupdf.Point(x + size * 0.4, top + height - size * 0.38) * page.derotation_matrix,
+            h.badge,
+            fontname="helv",
+            fontsize=size,
+            color=ink,
+            rotate=page.rotation,
+        )
+        x += width + gap

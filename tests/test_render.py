@@ -1,0 +1,568 @@
+"""Rendering: tints sit exactly on each chunk's visible text; hostile documents stay inert."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import re
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+import pymupdf
+import pytest
+
+from explorer.documents import Document, Layout, Line, Page, load_document
+from explorer.errors import DocumentError
+from explorer.render import (
+    PALETTE,
+    Highlight,
+    chunk_highlights,
+    palette,
+    pdf_page_count,
+    render_markdown,
+    render_pdf_page,
+    render_text,
+    safe_href,
+)
+from explorer.splitters import ChunkSettings, split
+from tests.conftest import corpus_files, load_cached, make_doc
+
+# --------------------------------------------------------------------------- reading the HTML
+
+VOID = {"br", "hr", "img", "input", "meta", "link", "wbr", "col", "area", "base", "source"}
+
+
+@dataclass
+class Text:
+    text: str
+    chunks: frozenset[int]
+    overlap: bool
+    style: str
+
+
+class Parsed(HTMLParser):
+    """Text pieces in order with the chunks tinting them, badges, and every element seen."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.events: list[Text | tuple[str, str]] = []
+        self.elements: list[tuple[str, dict[str, str | None]]] = []
+        self.styles: list[str] = []
+        self.stack: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, dict(attrs)))
+        if tag not in VOID:
+            self.stack.append((tag, dict(attrs)))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        if self.stack and self.stack[-1][0] == "style":
+            self.styles.append(data)
+            return
+        classes: set[str] = set()
+        style = ""
+        for _, attrs in self.stack:
+            classes |= set((attrs.get("class") or "").split())
+            if "ce-hl" in (attrs.get("class") or ""):
+                style = attrs.get("style") or ""
+        if "ce-badge" in classes:
+            self.events.append(("badge", data))
+            return
+        chunks = frozenset(int(c[len("ce-chunk-") :]) for c in classes if c.startswith("ce-chunk-"))
+        self.events.append(Text(data, chunks, "ce-overlap" in classes, style))
+
+    @property
+    def texts(self) -> list[Text]:
+        return [e for e in self.events if isinstance(e, Text)]
+
+    def visible(self) -> str:
+        return "".join(t.text for t in self.texts)
+
+    def tinted(self, index: int) -> str:
+        return "".join(t.text for t in self.texts if index in t.chunks)
+
+    def badges(self) -> list[str]:
+        return [e[1] for e in self.events if isinstance(e, tuple)]
+
+
+def parse(fragment: str) -> Parsed:
+    p = Parsed()
+    p.feed(fragment)
+    p.close()
+    return p
+
+
+def squash(s: str) -> str:
+    return "".join(s.split())
+
+
+def hl(doc: Document, start_text: str, end_text: str, index: int, **kw: object) -> Highlight:
+    """A highlight from the first ``start_text`` to the end of the next ``end_text``."""
+    a = doc.text.index(start_text)
+    b = doc.text.index(end_text, a) + len(end_text)
+    return Highlight(a, b, index, PALETTE[index % len(PALETTE)], **kw)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- markdown
+
+POLICY = """\
+# Refund policy
+
+Refunds are available within seven days. This does not apply to **downloaded** materials,
+see `terms.md` and [the FAQ](https://example.com/faq).
+
+- First item with some words
+  - nested item here
+- Second item
+
+| Plan | Price |
+|------|------:|
+| Basic | $5 |
+| Pro plan | $20 |
+
+```python
+def refund(days):
+    return days <= 7
+```
+
+> Quoted *words* end here.
+"""
+
+
+POLICY_MARKUP = re.compile(
+    r"(?m:^\|[-:|]+\|$)|```\w*|\]\([^)]*\)|\*\*|[`\[*|]|(?m:^[ \t]*(?:#+|[-+>])[ \t])"
+)
+
+
+def visible_part(start: int, end: int) -> str:
+    """What a reader sees of ``POLICY[start:end]``: the source minus its Markdown markup."""
+    hidden = bytearray(len(POLICY))
+    for m in POLICY_MARKUP.finditer(POLICY):
+        hidden[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+    return "".join(ch for i, ch in enumerate(POLICY[start:end], start) if not hidden[i])
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        ChunkSettings(splitter="recursive", unit="chars", size=60, overlap=15),
+        ChunkSettings(splitter="recursive", unit="words", size=9, overlap=0),
+        ChunkSettings(splitter="structure", unit="tokens", size=30, overlap=8),
+        ChunkSettings(splitter="fixed", unit="chars", size=45, overlap=10),
+    ],
+    ids=lambda s: s.key(),
+)
+def test_each_chunk_tints_exactly_its_visible_text(settings: ChunkSettings) -> None:
+    doc = make_doc(POLICY, kind="markdown", name="policy.md")
+    chunks = split(doc, settings)
+    assert len(chunks) > 3
+    page = parse(render_markdown(doc, chunk_highlights(chunks)))
+    for c in chunks:
+        assert squash(page.tinted(c.index)) == squash(visible_part(c.start, c.end)), c
+    assert page.badges() == [str(c.index) for c in chunks]
+
+
+def test_golden_boundary_mid_paragraph() -> None:
+    doc = make_doc(POLICY, kind="markdown", name="policy.md")
+    first = hl(doc, "# Refund", "seven days.", 0)
+    second = hl(doc, "This does not apply", "materials,", 1)
+    page = parse(render_markdown(doc, [first, second]))
+    pieces = [(t.text, sorted(t.chunks)) for t in page.texts]
+    i = pieces.index(("Refunds are available within seven days.", [0]))
+    assert pieces[i - 1] == ("Refund policy", [0])  # "# " is not shown; the tint starts after it
+    assert pieces[i + 1] == (" ", [])  # the space between the two chunks is in neither
+    assert pieces[i + 2] == ("This does not apply to ", [1])
+    assert pieces[i + 3] == ("downloaded", [1])  # inside <strong>, still tinted
+    assert pieces[i + 4] == (" materials,", [1])
+    assert pieces[i + 5] == ("\nsee ", [])  # the soft break after "materials," is past the end
+    assert page.tinted(0) == "Refund policyRefunds are available within seven days."
+    # each badge sits right before its highlight's first visible character
+    events = page.events
+    for label, text in [("0", "Refund policy"), ("1", "This does not apply to ")]:
+        after = events[events.index(("badge", label)) + 1]
+        assert isinstance(after, Text) and after.text == text
+
+
+def test_renders_like_github() -> None:
+    doc = make_doc(POLICY, kind="markdown", name="policy.md")
+    page = parse(render_markdown(doc, []))
+    tags = [t for t, _ in page.elements]
+    for tag in ("h1", "p", "strong", "code", "a", "ul", "li", "table", "thead", "th", "td", "pre",
+                "blockquote", "em"):  # fmt: skip
+        assert tag in tags, tag
+    assert tags.count("ul") == 2  # the nested list
+    assert ("td", {"class": "ce-right"}) in page.elements  # column alignment as a class
+    visible = page.visible()
+    assert "def refund(days):\n    return days <= 7\n" in visible  # code keeps its white space
+    assert "# Refund" not in visible and "**" not in visible and "](" not in visible
+    link = next(a for t, a in page.elements if t == "a")
+    assert link["href"] == "https://example.com/faq"
+    assert link["rel"] == "nofollow noopener noreferrer" and link["target"] == "_blank"
+    # all CSS is scoped under .ce-doc
+    rules = re.findall(r"([^{}]+)\{", "".join(page.styles))
+    assert rules and all(
+        all(sel.strip().startswith(".ce-doc") for sel in r.split(",")) for r in rules
+    )
+
+
+def test_badge_skips_invisible_markup_and_uses_label() -> None:
+    doc = make_doc("Intro.\n\n## Second heading\n\nBody text.\n", kind="markdown", name="x.md")
+    start = doc.text.index("## ")
+    h = Highlight(start, len(doc.text) - 1, 7, "#59a14f", label="#2", selected=True)
+    html = render_markdown(doc, [h])
+    page = parse(html)
+    assert page.badges() == ["#2"]
+    i = page.events.index(("badge", "#2"))
+    nxt = page.events[i + 1]
+    assert isinstance(nxt, Text) and nxt.text == "Second heading" and nxt.chunks == {7}
+    assert '<h2><span class="ce-badge ce-selected"' in html  # inside the heading, not before it
+    assert "outline:" in nxt.style  # selected highlights are outlined
+
+
+def test_overlap_is_distinct_over_exactly_the_shared_text() -> None:
+    doc = make_doc("Alpha beta gamma delta epsilon.\n", kind="markdown", name="x.md")
+    a = hl(doc, "Alpha", "gamma", 0)
+    b = hl(doc, "beta", "delta", 1)
+    for html in (render_markdown(doc, [a, b]), render_markdown(doc, [a, b], raw=True)):
+        page = parse(html)
+        shared = [t for t in page.texts if t.overlap]
+        assert "".join(t.text for t in shared) == "beta gamma"
+        assert all(t.chunks == {0, 1} and "repeating-linear-gradient" in t.style for t in shared)
+        alone = [t for t in page.texts if t.chunks and not t.overlap]
+        assert [t.text for t in alone] == ["Alpha ", " delta"]
+        assert all("gradient" not in t.style for t in alone)
+        assert page.badges() == ["0", "1"]
+
+
+def test_raw_mode_tints_the_source_exactly() -> None:
+    doc = make_doc(POLICY, kind="markdown", name="policy.md")
+    chunks = split(doc, ChunkSettings(splitter="recursive", unit="chars", size=70, overlap=20))
+    page = parse(render_markdown(doc, chunk_highlights(chunks), raw=True))
+    assert page.visible() == doc.text
+    for c in chunks:
+        assert page.tinted(c.index) == c.text
+
+
+def test_text_mode_tints_exactly_and_keeps_crlf_and_astral_offsets() -> None:
+    text = "Héllo 🙂 wörld.\r\nSecond <line> & more.\r\n"
+    doc = make_doc(text)
+    h = Highlight(text.index("🙂"), text.index("<line>") + 6, 0, "#e15759")
+    page = parse(render_text(doc, [h]))
+    assert page.tinted(0) == text[h.start : h.end].replace("\r\n", "\n")  # as browsers do
+    assert page.badges() == ["0"]
+
+
+def test_fragment_is_one_line() -> None:
+    """No blank line can end the HTML early if an app pastes it into a Markdown renderer."""
+    text = "Para one.\n\n\n    indented code\n\n![x](http://evil.example/x.png)\r\n\r\nend\n"
+    doc = make_doc(text, kind="markdown", name="x.md")
+    hs = [Highlight(0, len(text), 0, "#4e79a7")]
+    for html in (
+        render_markdown(doc, hs),
+        render_markdown(doc, hs, raw=True),
+        render_text(doc, hs),
+    ):
+        assert "\n" not in html and "\r" not in html
+        assert html.startswith('<div class="ce-doc') and html.endswith("</div>")
+
+
+def test_markdown_with_crlf_and_front_matter() -> None:
+    text = "---\r\ntitle: x\r\n---\r\n# Head\r\n\r\nOne line\r\nnext line.\r\n"
+    doc = make_doc(text, kind="markdown", name="x.md")
+    h = hl(doc, "line\r\nnext", "next line.", 0)
+    page = parse(render_markdown(doc, [h]))
+    assert page.tinted(0) == "line\nnext line."
+    assert "title: x" in page.visible()  # front matter shows as a code block
+
+
+def test_escapes_entities_code_spans_and_tables_align() -> None:
+    text = (
+        "A \\*literal\\* star &amp; ``code ` span`` [x][ref] <http://a.b>\n\n"
+        "| a | b \\| c |\n|---|---|\n| `1` | two |\n\n[ref]: https://example.com\n"
+    )
+    doc = make_doc(text, kind="markdown", name="x.md")
+    page = parse(render_markdown(doc, [Highlight(0, len(text), 0, "#4e79a7")]))
+    assert page.tinted(0) == "A *literal* star & code ` span x http://a.bab | c1two"
+    untinted = [t.text for t in page.texts if not t.chunks and t.text.strip()]
+    assert untinted == []
+
+
+@pytest.mark.parametrize("path", corpus_files(".md"), ids=lambda p: p.name)
+def test_corpus_tints_are_subsequences_of_the_chunk(path: object) -> None:
+    doc = load_cached(path)  # type: ignore[arg-type]
+    chunks = split(doc, ChunkSettings(splitter="recursive", size=200, overlap=30))
+    page = parse(render_markdown(doc, chunk_highlights(chunks)))
+    assert page.badges() == [str(c.index) for c in chunks]
+    for c in chunks:
+        shown = iter(squash(c.text))
+        tinted = squash(page.tinted(c.index))
+        assert tinted, c.index
+        assert all(ch in shown for ch in tinted), c.index  # in order, nothing invented
+
+
+# --------------------------------------------------------------------------- security
+
+HOSTILE = """\
+# Hi <script>alert(1)</script>
+
+<script>alert(1)</script>
+
+<img src=x onerror=alert(1)>
+
+<svg onload=alert(1)><circle r=5 /></svg>
+
+<iframe src="https://evil.example/"></iframe>
+
+<style>body{display:none}</style>
+
+Inline <img src=x onerror=alert(2)> and <svg/onload=alert(3)> and
+<a href="https://ok.example" onclick="alert(4)">a</a>.
+
+[x](javascript:alert(1)) [y]( JaVaScRiPt:alert(1)) [z](<java\tscript:alert(1)>)
+[v](vbscript:msgbox(1)) [d](data:text/html;base64,PHNjcmlwdD4=) [ok](https://fine.example)
+[rel](docs/page.md) [anchor](#top) [mail](mailto:a@b.example)
+[ref link][r] ![a](http://evil/x.png) ![b][r]
+
+[r]: javascript:alert(5)
+
+<div style="position:fixed" onmouseover="alert(6)">div</div>
+"""
+
+
+def test_hostile_markdown_renders_inert() -> None:
+    doc = make_doc(HOSTILE, kind="markdown", name="evil.md")
+    chunks = split(doc, ChunkSettings(splitter="recursive", unit="chars", size=120, overlap=20))
+    html = render_markdown(doc, chunk_highlights(chunks, selected=1))
+    page = parse(html)
+    tags = [t for t, _ in page.elements]
+    for bad in ("script", "iframe", "svg", "img", "object", "embed", "circle", "div"):
+        assert tags.count(bad) == (1 if bad == "div" else 0), bad  # the only div is ours
+    assert tags.count("style") == 1 and "display:none" not in "".join(page.styles)
+    for tag, attrs in page.elements:
+        for name, value in attrs.items():
+            assert not name.startswith("on"), (tag, name)
+            assert name != "src", tag
+            if name == "style":
+                assert tag == "span" and "position" not in (value or ""), (tag, value)
+            if name == "href":
+                assert safe_href(value) == value
+                assert not re.match(r"\s*(javascript|vbscript|data):", value or "", re.I)
+    hrefs = [a["href"] for t, a in page.elements if t == "a" and "href" in a]
+    # the <a onclick> is raw HTML, shown as text; the bad schemes keep their text, not a link
+    assert hrefs == ["https://fine.example", "docs/page.md", "#top", "mailto:a@b.example"]
+    visible = page.visible()
+    assert "<script>alert(1)</script>" in visible  # shown as text, not run
+    assert "[image: a]" in visible and "[image: b]" in visible
+    assert "evil/x.png" not in html
+
+
+@pytest.mark.parametrize(
+    ("url", "safe"),
+    [
+        ("https://a.example/x?y#z", True),
+        ("HTTP://A.EXAMPLE", True),
+        ("mailto:a@b.example", True),
+        ("page.md", True),
+        ("../up/page.md#part", True),
+        ("#anchor", True),
+        ("?q=1", True),
+        ("/abs/path:with-colon", True),
+        ("javascript:alert(1)", False),
+        (" JaVaScRiPt:alert(1)", False),
+        ("java\tscript:alert(1)", False),
+        ("java\x00script:alert(1)", False),
+        ("\x01javascript:alert(1)", False),
+        ("vbscript:msgbox(1)", False),
+        ("data:text/html,hi", False),
+        ("data:image/png;base64,AAAA", False),
+        ("file:///etc/passwd", False),
+        ("weird:thing", False),
+    ],
+)
+def test_safe_href(url: str, safe: bool) -> None:
+    assert (safe_href(url) is not None) == safe
+
+
+def test_highlight_validation_and_palette() -> None:
+    with pytest.raises(ValueError):
+        Highlight(3, 3, 0, "#4e79a7")
+    with pytest.raises(ValueError):
+        Highlight(0, 3, 0, "red;background:url(x)")
+    assert Highlight(0, 1, 4, "#abc").badge == "4"
+    colors = palette(25)
+    assert len(colors) == 25 and len(set(colors[:10])) == 10
+    assert all(a != b for a, b in itertools.pairwise(colors))
+    doc = make_doc("One. Two. Three.")
+    chunks = split(doc, ChunkSettings(splitter="sentence", unit="chars", size=5))
+    hs = chunk_highlights(chunks, selected=1)
+    assert [h.selected for h in hs] == [False, True, False]
+    assert [(h.start, h.end) for h in hs] == [(c.start, c.end) for c in chunks]
+
+
+# --------------------------------------------------------------------------- PDF
+
+FONT = 11.0
+LEFT = 72.0
+
+
+def _baseline(k: int) -> float:
+    return 100.0 + 22.0 * k
+
+
+def make_pdf(pages: Sequence[Sequence[str]]) -> tuple[bytes, Document]:
+    """A PDF written with PyMuPDF, and a Document whose layout is computed from the font."""
+    pdf = pymupdf.open()
+    text_parts: list[str] = []
+    x0: list[float] = []
+    x1: list[float] = []
+    lines: list[Line] = []
+    page_spans: list[Page] = []
+    pos = 0
+    for number, page_lines in enumerate(pages, start=1):
+        page = pdf.new_page(width=595, height=842)
+        page_start = pos
+        for k, ln in enumerate(page_lines):
+            page.insert_text((LEFT, _baseline(k)), ln, fontname="helv", fontsize=FONT)
+            for i in range(len(ln)):
+                x0.append(LEFT + pymupdf.get_text_length(ln[:i], "helv", FONT))
+                x1.append(LEFT + pymupdf.get_text_length(ln[: i + 1], "helv", FONT))
+            y = _baseline(k)
+            lines.append(Line(number, pos, pos + len(ln), y - FONT * 0.95, y + FONT * 0.25))
+            text_parts.append(ln)
+            pos += len(ln)
+            sep = "\n" if k + 1 < len(page_lines) else "\n\n"
+            text_parts.append(sep)
+            x0.extend([math.nan] * len(sep))
+            x1.extend([math.nan] * len(sep))
+            pos += len(sep)
+        page_spans.append(Page(number, page_start, pos, 595, 842))
+    data = pdf.tobytes()
+    text = "".join(text_parts)
+    doc = Document(
+        name="t.pdf",
+        kind="pdf",
+        sha256=hashlib.sha256(data).hexdigest(),
+        text=text,
+        pages=tuple(page_spans),
+        layout=Layout(tuple(lines), array("d", x0), array("d", x1)),
+    )
+    return data, doc
+
+
+PDF_PAGES = [
+    [
+        "Refunds are available within seven days.",
+        "This does not apply to downloaded materials.",
+        "A third line that nobody highlights.",
+    ],
+    ["Page two starts here.", "And ends here."],
+]
+
+
+def _pixels(png: bytes) -> pymupdf.Pixmap:
+    pix = pymupdf.Pixmap(png)
+    assert pix.width > 0 and pix.n >= 3
+    return pix
+
+
+def _white_spots(pix: pymupdf.Pixmap, rect: pymupdf.Rect, zoom: float) -> list[tuple[int, int]]:
+    r = rect * zoom
+    spots = []
+    for x in range(int(r.x0) + 2, int(r.x1) - 2, 3):
+        for y in range(int(r.y0) + 2, int(r.y1) - 2, 3):
+            if pix.pixel(x, y)[:3] == (255, 255, 255):
+                spots.append((x, y))
+    return spots
+
+
+def test_pdf_page_tints_highlighted_lines_only() -> None:
+    data, doc = make_pdf(PDF_PAGES)
+    assert pdf_page_count(data) == 2
+    zoom = 2.0
+    first = hl(doc, "Refunds", "seven days.", 0)
+    on_page_two = hl(doc, "Page two", "here.", 1)
+    plain = _pixels(render_pdf_page(data, 1, doc, [], zoom=zoom))
+    lit = _pixels(render_pdf_page(data, 1, doc, [first, on_page_two], zoom=zoom))
+    assert (lit.width, lit.height) == (plain.width, plain.height) == (1190, 1684)
+
+    assert doc.layout is not None
+    (rect,) = doc.layout.rects(first.start, first.end)
+    spots = _white_spots(plain, pymupdf.Rect(rect.x0, rect.y0, rect.x1, rect.y1), zoom)
+    assert len(spots) > 50
+    tinted = [lit.pixel(x, y)[:3] for x, y in spots]
+    assert all(p != (255, 255, 255) for p in tinted)
+    red, _, blue = (sum(c) / len(tinted) for c in zip(*tinted, strict=True))
+    assert blue > red  # #4e79a7 is blue
+
+    (other,) = doc.layout.rects(doc.text.index("A third"), doc.text.index("highlights.") + 11)
+    quiet = _white_spots(plain, pymupdf.Rect(other.x0, other.y0, other.x1, other.y1), zoom)
+    assert quiet and all(lit.pixel(x, y)[:3] == (255, 255, 255) for x, y in quiet)
+    for x, y in [(5, 5), (1100, 1600), (600, 1200), (1000, 200)]:  # far from any text
+        assert lit.pixel(x, y) == plain.pixel(x, y)
+
+
+def test_pdf_overlap_is_darker_and_badges_drawn() -> None:
+    data, doc = make_pdf(PDF_PAGES)
+    zoom = 2.0
+    a = hl(doc, "Refunds", "seven days.", 0)
+    b = hl(doc, "within", "downloaded", 2, selected=True)
+    single_only = _pixels(render_pdf_page(data, 1, doc, [a], zoom=zoom))
+    both = _pixels(render_pdf_page(data, 1, doc, [a, b], zoom=zoom))
+    assert doc.layout is not None
+    shared = doc.layout.rects(b.start, a.end)[0]
+    alone = doc.layout.rects(a.start, b.start - 1)[0]
+    plain = _pixels(render_pdf_page(data, 1, doc, [], zoom=zoom))
+    in_shared = _white_spots(plain, pymupdf.Rect(shared.x0, shared.y0, shared.x1, shared.y1), zoom)
+    in_alone = _white_spots(plain, pymupdf.Rect(alone.x0, alone.y0, alone.x1, alone.y1), zoom)
+
+    def lum(pix: pymupdf.Pixmap, spots: list[tuple[int, int]]) -> float:
+        return sum(sum(pix.pixel(x, y)[:3]) for x, y in spots) / len(spots)
+
+    assert lum(both, in_shared) < lum(both, in_alone) - 30  # overlap darker than one tint
+    assert lum(both, in_alone) == pytest.approx(lum(single_only, in_alone), abs=3)
+    # a badge left of the first line (the left margin was blank before)
+    badge_area = pymupdf.Rect(LEFT - 12, alone.y0, LEFT - 1, alone.y1)
+    assert _white_spots(both, badge_area, zoom) != _white_spots(plain, badge_area, zoom)
+
+
+def test_pdf_bad_input() -> None:
+    data, doc = make_pdf(PDF_PAGES)
+    with pytest.raises(DocumentError, match="has 2 page"):
+        render_pdf_page(data, 3, doc, [])
+    with pytest.raises(DocumentError):
+        pdf_page_count(b"%PDF-1.7 truncated")
+    with pytest.raises(ValueError):
+        render_pdf_page(data, 1, doc, [], zoom=0)
+
+
+def test_pdf_through_the_loader() -> None:
+    data, _ = make_pdf(PDF_PAGES)
+    doc = load_document(data, name="t.pdf")
+    assert doc.layout is not None
+    h = hl(doc, "This does not apply", "materials.", 1)
+    (rect,) = doc.layout.rects(h.start, h.end)
+    assert rect.page == 1
+    zoom = 1.5
+    plain = _pixels(render_pdf_page(data, 1, doc, [], zoom=zoom))
+    lit = _pixels(render_pdf_page(data, 1, doc, [h], zoom=zoom))
+    spots = _white_spots(plain, pymupdf.Rect(rect.x0, rect.y0, rect.x1, rect.y1), zoom)
+    assert spots and all(lit.pixel(x, y)[:3] != (255, 255, 255) for x, y in spots)
+    # the page-two text is not drawn on page one, and page two gets its own tint
+    h2 = hl(doc, "Page two", "here.", 2)
+    assert _pixels(render_pdf_page(data, 1, doc, [h2], zoom=zoom)).samples == plain.samples
+    assert (
+        _pixels(render_pdf_page(data, 2, doc, [h2], zoom=zoom)).samples
+        != _pixels(render_pdf_page(data, 2, doc, [], zoom=zoom)).samples
+    )
