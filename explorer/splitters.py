@@ -209,13 +209,22 @@ class RegexCuts:
             yield self.cut(m)
 
     def last_in(self, a: int, b: int) -> int:
-        best = -1
-        for c in self._cuts(a, b):
-            if c > b:
+        # look near b first and widen: the last cut is usually close to the end of the window
+        lo = b
+        for width in (256, 2048, b - a):
+            if lo <= a:
                 break
-            if c > a and self._ok(c):
-                best = c
-        return best
+            lo = max(a, b - width)
+            found = []
+            for c in self._cuts(lo, b):
+                if c > b:
+                    break
+                if c > max(a, lo - self.MARGIN):
+                    found.append(c)
+            for c in reversed(found):  # the (costly) acceptance test runs from the end
+                if self._ok(c):
+                    return c
+        return -1
 
     def first_in(self, a: int, b: int) -> int:
         for c in self._cuts(a, b):
@@ -272,8 +281,10 @@ def _sentence_cut_ok(text: str, c: int) -> bool:
         # a line end: a sentence ends there if the text before it ends with punctuation, a new
         # block follows (blank line, list item, quote, table row, heading), or this line is a
         # heading or table row
-        before = text[:c].rstrip(" \t")[-1:]
-        if not before or before in ".!?…:;\"'”’)":
+        k = c
+        while k > 0 and text[k - 1] in " \t":
+            k -= 1
+        if k == 0 or text[k - 1] in ".!?…:;\"'”’)":
             return True
         k = c + (2 if text.startswith("\r\n", c) else 1)
         if _BLOCK_START.match(text, k):
