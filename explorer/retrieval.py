@@ -7,10 +7,12 @@ retrieved would have ranked ("ranked 9th").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from explorer.documents import Document
 from explorer.errors import SettingsError
 from explorer.splitters import Chunk
 
@@ -144,3 +146,87 @@ class _Bm25:
         if not terms:
             return [0.0] * self._n
         return [float(x) for x in self._model.get_scores(terms)]
+
+
+# --------------------------------------------------------------------------- context
+
+
+@dataclass(frozen=True)
+class ContextPiece:
+    """One contiguous stretch of retrieved text: the hits it merges and the span it covers."""
+
+    start: int
+    end: int
+    ranks: tuple[int, ...]
+    """Ranks of the hits merged into it (best first)."""
+    chunk_indices: tuple[int, ...]
+
+
+def section_span(doc: Document, offset: int) -> tuple[int, int]:
+    """The section (heading to the next heading of the same or a higher level) holding ``offset``.
+
+    Before the first heading, or in a document without headings, the whole document.
+    """
+    starts = [h.start for h in doc.headings]
+    i = bisect.bisect_right(starts, offset) - 1
+    if i < 0:
+        return 0, (doc.headings[0].start if doc.headings else len(doc.text))
+    level = doc.headings[i].level
+    end = len(doc.text)
+    for h in doc.headings[i + 1 :]:
+        if h.level <= level:
+            end = h.start
+            break
+    return doc.headings[i].start, end
+
+
+def context_pieces(
+    hits: Sequence[Hit],
+    chunks: Sequence[Chunk],
+    *,
+    neighbours: int = 0,
+    doc: Document | None = None,
+    section: bool = False,
+    merge: bool = True,
+) -> list[ContextPiece]:
+    """The text an LLM would receive for ``hits``, in rank order of each piece's best hit.
+
+    Each hit is widened to ``neighbours`` chunks on each side, or to its enclosing section
+    (``section=True``, needs ``doc``). With ``merge``, pieces that overlap or touch (only white
+    space between) are merged, so near-copies do not crowd the list.
+    """
+    raw: list[ContextPiece] = []
+    for h in hits:
+        if section and doc is not None:
+            s, e = section_span(doc, chunks[h.index].start)
+            s, e = min(s, chunks[h.index].start), max(e, chunks[h.index].end)
+        else:
+            lo = max(0, h.index - neighbours)
+            hi = min(len(chunks) - 1, h.index + neighbours)
+            s, e = chunks[lo].start, chunks[hi].end
+        raw.append(ContextPiece(s, e, (h.rank,), (h.index,)))
+    if not merge:
+        return raw
+    text = doc.text if doc is not None else None
+    out: list[ContextPiece] = []
+    for piece in sorted(raw, key=lambda p: (p.start, p.end)):
+        if out:
+            last = out[-1]
+            touching = piece.start <= last.end or (
+                text is not None and not text[last.end : piece.start].strip()
+            )
+            if touching:
+                out[-1] = ContextPiece(
+                    last.start,
+                    max(last.end, piece.end),
+                    tuple(sorted(last.ranks + piece.ranks)),
+                    tuple(sorted(set(last.chunk_indices + piece.chunk_indices))),
+                )
+                continue
+        out.append(piece)
+    return sorted(out, key=lambda p: p.ranks[0])
+
+
+def context_tokens(pieces: Sequence[ContextPiece], text: str, count: Callable[[str], int]) -> int:
+    """Tokens an LLM would receive: the pieces' text, each counted once."""
+    return sum(count(text[p.start : p.end]) for p in pieces)

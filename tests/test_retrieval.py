@@ -221,3 +221,36 @@ def test_query_cli_prints_hits_evidence_and_config() -> None:
         capture_output=True, timeout=300, check=False,
     )  # fmt: skip
     assert bad.returncode == 2 and b"--k must be at least 1" in bad.stderr
+
+
+# --------------------------------------------------------------------------- context
+
+
+def test_context_merges_overlapping_and_adjacent_hits() -> None:
+    from explorer.retrieval import context_pieces
+
+    doc = make_doc("aaaa bbbb cccc dddd eeee ffff")
+    chunks = split(doc, ChunkSettings(splitter="fixed", unit="words", size=2, overlap=1))
+    assert [c.text for c in chunks][:3] == ["aaaa bbbb", "bbbb cccc", "cccc dddd"]
+    hits = [Hit(1, 0, 1.0, "x"), Hit(2, 4, 0.9, "x"), Hit(3, 1, 0.8, "x")]
+    pieces = context_pieces(hits, chunks, doc=doc)
+    assert [(doc.text[p.start : p.end], p.ranks) for p in pieces] == [
+        ("aaaa bbbb cccc", (1, 3)),  # chunks 0 and 1 overlap: one piece
+        ("eeee ffff", (2,)),
+    ]
+    unmerged = context_pieces(hits, chunks, doc=doc, merge=False)
+    assert len(unmerged) == 3
+    widened = context_pieces([Hit(1, 2, 1.0, "x")], chunks, neighbours=1, doc=doc)
+    assert doc.text[widened[0].start : widened[0].end] == "bbbb cccc dddd eeee"
+
+
+def test_context_expands_to_the_enclosing_section() -> None:
+    from explorer.retrieval import context_pieces, section_span
+
+    text = "# A\n\nintro\n\n## B\n\none two three four\n\nfive six\n\n## C\n\nother"
+    doc = make_doc(text, kind="markdown", name="s.md")
+    chunks = split(doc, ChunkSettings(splitter="fixed", unit="words", size=2))
+    holder = next(c for c in chunks if "five" in c.text)
+    assert section_span(doc, holder.start) == (text.index("## B"), text.index("## C"))
+    [piece] = context_pieces([Hit(1, holder.index, 1.0, "x")], chunks, doc=doc, section=True)
+    assert text[piece.start : piece.end].strip() == "## B\n\none two three four\n\nfive six"
