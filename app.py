@@ -1,0 +1,415 @@
+"""Chunk Explorer: see what chunking does to a document before you build a RAG index.
+
+Run with ``streamlit run app.py``. The page reads top to bottom as the UI does: cached work,
+callbacks, the sidebar (document, chunking, view), then the document with its chunks, the
+selected chunk, charts, the table and the export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import streamlit as st
+
+from explorer import charts, pipeline, render
+from explorer.diagnostics import ISSUES, Diagnosis, diagnose, embedded_text
+from explorer.documents import Document, load_document
+from explorer.errors import ExplorerError
+from explorer.export import chunk_record, manifest, to_jsonl
+from explorer.measures import DEFAULT_ENCODING, MODEL_WINDOW, UNITS, Measure, get_measure
+from explorer.splitters import RECURSIVE_LEVELS, Chunk, ChunkSettings, split
+
+st.set_page_config(page_title="Chunk Explorer", page_icon="🧩", layout="wide")
+
+# --------------------------------------------------------------------------- cached work
+# Keys are content hashes and settings keys; arguments starting with "_" are not hashed.
+
+
+@st.cache_resource(show_spinner=False)
+def measure(unit: str, encoding: str = DEFAULT_ENCODING) -> Measure:
+    return get_measure(unit, encoding)
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the document…")
+def load(sha256: str, name: str, _data: bytes) -> Document:
+    return load_document(_data, name=name)
+
+
+@st.cache_data(max_entries=32, show_spinner="Chunking…")
+def chunk(sha256: str, settings_key: str, _doc: Document, _settings: ChunkSettings) -> list[Chunk]:
+    return split(_doc, _settings)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def check(
+    sha256: str, settings_key: str, prefix: bool, _doc: Document, _chunks: list[Chunk]
+) -> Diagnosis:
+    return diagnose(_doc, _chunks, prefix_headings=prefix, model_measure=measure("model-tokens"))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def document_html(
+    sha256: str, view_key: str, _doc: Document, _highlights: list[render.Highlight]
+) -> str:
+    if _doc.kind == "markdown" and not view_key.endswith("|raw"):
+        return render.render_markdown(_doc, _highlights)
+    return render.render_text(_doc, _highlights)
+
+
+@st.cache_data(max_entries=64, show_spinner="Drawing the page…")
+def page_png(
+    sha256: str,
+    view_key: str,
+    page: int,
+    _pdf: bytes,
+    _doc: Document,
+    _highlights: list[render.Highlight],
+) -> bytes:
+    return render.render_pdf_page(_pdf, page, _doc, _highlights, zoom=2.0)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def page_count(sha256: str, _pdf: bytes) -> int:
+    return render.pdf_page_count(_pdf)
+
+
+# --------------------------------------------------------------------------- state & callbacks
+
+UPLOAD_LIMIT_MB = int(st.get_option("server.maxUploadSize"))
+state = st.session_state
+state.setdefault("uploads", {})  # display name -> (file name, sha256, bytes) of loaded uploads
+state.setdefault("upload_error", None)
+state.setdefault("splitter", "recursive")
+state.setdefault("unit", "tokens")
+state.setdefault("size", pipeline.SIZE_RANGES[state.unit].default)
+state.setdefault("overlap", pipeline.SIZE_RANGES[state.unit].overlap)
+state.setdefault("separators", list(RECURSIVE_LEVELS))
+state.setdefault("prefix", False)
+state.setdefault("only_flagged", False)
+state.setdefault("raw", False)
+state.setdefault("pdf_view", "Page image")
+state.setdefault("page", 1)
+state.setdefault("chunk", None)
+
+
+def on_upload(sample_names: set[str]) -> None:
+    """Load an uploaded file; on failure keep the current document and remember the message."""
+    file = state.upload
+    state.upload_error = None
+    if file is None:
+        return
+    data = file.getvalue()
+    try:
+        pipeline.check_upload_size(file.name, len(data), limit_mb=UPLOAD_LIMIT_MB)
+        sha = hashlib.sha256(data).hexdigest()
+        load(sha, file.name, data)
+    except ExplorerError as exc:
+        state.upload_error = str(exc)
+        return
+    except Exception as exc:  # a bug in a reader: still one clear message, no traceback
+        state.upload_error = f"{file.name}: could not be read ({type(exc).__name__}: {exc})"
+        return
+    name = file.name if file.name not in sample_names else f"{file.name} (uploaded)"
+    pipeline.remember(state.uploads, name, (file.name, sha, data))
+    state.source = name
+    state.chunk = None
+    state.page = 1
+
+
+def on_unit() -> None:
+    rng = pipeline.SIZE_RANGES[state.unit]
+    state.size, state.overlap = rng.default, rng.overlap
+
+
+def copy_value(src: str, dst: str) -> None:
+    state[dst] = state[src]
+
+
+def on_source() -> None:
+    state.chunk, state.page = None, 1
+
+
+def on_chunk(pages: list[int | None], picker: str | None = None) -> None:
+    """Take the picked chunk; for a PDF, turn to the page it starts on."""
+    if picker is not None:
+        state.chunk = pipeline.valid_chunk(state[picker], len(pages))
+    if state.chunk is not None and pages[state.chunk] is not None:
+        state.page = pages[state.chunk]
+
+
+def on_table(shown: list[int], pages: list[int | None]) -> None:
+    picked = pipeline.chunk_from_table(state.table.selection.rows, shown)
+    if picked is not None:
+        state.chunk = picked
+        on_chunk(pages)
+
+
+def turn_page(step: int, n_pages: int) -> None:
+    state.page = max(1, min(n_pages, state.page + step))
+
+
+# --------------------------------------------------------------------------- sidebar: document
+
+samples = {p.name: p for p in pipeline.sample_paths()}
+sources = [*samples, *state.uploads]
+if not sources:
+    st.error("No sample documents found in sample_docs/ — upload a file to start.")
+if state.get("source") not in sources and sources:
+    state.source = sources[0]
+
+with st.sidebar:
+    st.header("Document")
+    st.selectbox("Sample or uploaded document", sources, key="source", on_change=on_source)
+    st.file_uploader(
+        f"Upload a PDF, Markdown or text file (up to {UPLOAD_LIMIT_MB} MB)",
+        type=list(pipeline.UPLOAD_TYPES),
+        key="upload",
+        on_change=on_upload,
+        args=(set(samples),),
+    )
+
+if state.upload_error:
+    st.error(state.upload_error)
+if not sources:
+    st.stop()
+
+if state.source in state.uploads:
+    file_name, sha, data = state.uploads[state.source]
+else:
+    file_name, data = state.source, samples[state.source].read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+try:
+    doc = load(sha, file_name, data)
+except ExplorerError as exc:
+    st.error(str(exc))
+    st.stop()
+
+# --------------------------------------------------------------------------- sidebar: settings
+
+rng = pipeline.SIZE_RANGES[state.unit]
+state.size = rng.clamp(state.size)
+state.overlap = pipeline.clamp_overlap(state.overlap, state.size)
+state.size_exact, state.overlap_exact = state.size, state.overlap
+
+with st.sidebar:
+    st.header("Chunking")
+    st.selectbox(
+        "Splitter",
+        list(pipeline.APP_SPLITTERS),
+        key="splitter",
+        help="  \n".join(f"**{k}**: {v}" for k, v in pipeline.APP_SPLITTERS.items()),
+    )
+    st.selectbox(
+        "Size unit", UNITS, key="unit", format_func=pipeline.UNIT_LABELS.get, on_change=on_unit
+    )
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    left.slider(
+        "Chunk size",
+        rng.low,
+        rng.high,
+        key="size",
+        on_change=copy_value,
+        args=("size", "size_exact"),
+    )
+    right.number_input(
+        "Exact size",
+        rng.low,
+        rng.high,
+        key="size_exact",
+        on_change=copy_value,
+        args=("size_exact", "size"),
+    )
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    left.slider(
+        "Overlap",
+        0,
+        state.size - 1,
+        key="overlap",
+        on_change=copy_value,
+        args=("overlap", "overlap_exact"),
+    )
+    right.number_input(
+        "Exact overlap",
+        0,
+        state.size - 1,
+        key="overlap_exact",
+        on_change=copy_value,
+        args=("overlap_exact", "overlap"),
+    )
+    if state.splitter == "recursive":
+        st.multiselect(
+            "Recursive separators (coarsest first)",
+            RECURSIVE_LEVELS,
+            key="separators",
+            help="Boundaries the recursive splitter may cut at; a hard cut always comes last.",
+        )
+    st.header("Embedding")
+    st.toggle(
+        "Prefix heading path",
+        key="prefix",
+        help='Embed "Heading > Sub" + a blank line + the chunk text, as many pipelines do.',
+    )
+    st.header("View")
+    st.toggle("Show only flagged chunks", key="only_flagged")
+    if doc.kind == "markdown":
+        st.toggle("Raw Markdown source", key="raw")
+    if doc.kind == "pdf":
+        st.radio("PDF view", ["Page image", "Extracted text"], key="pdf_view", horizontal=True)
+
+try:
+    settings = ChunkSettings(
+        splitter=state.splitter,
+        unit=state.unit,
+        size=state.size,
+        overlap=state.overlap,
+        separators=tuple(s for s in RECURSIVE_LEVELS if s in state.separators),
+    )
+    chunks = chunk(doc.sha256, settings.key(), doc, settings)
+    diagnosis = check(doc.sha256, settings.key(), state.prefix, doc, chunks)
+except ExplorerError as exc:
+    st.error(str(exc))
+    st.stop()
+
+# --------------------------------------------------------------------------- overview
+
+st.title("Chunk Explorer")
+pages_note = f" · {len(doc.pages)} pages" if doc.pages else ""
+st.caption(
+    f"**{pipeline.md_escape(doc.name)}** · {doc.kind} · {len(doc.text):,} characters{pages_note}"
+)
+for warning in doc.warnings:
+    st.info(warning)
+if doc.normalisation:
+    with st.expander("How the text was extracted"):
+        for note in doc.normalisation:
+            st.text(note)  # plain text: notes quote the document
+
+sizes = [c.size for c in chunks]
+counts = diagnosis.counts()
+flagged = diagnosis.flagged()
+cols = st.columns(4)
+cols[0].metric("Chunks", len(chunks))
+cols[1].metric(f"Median size ({state.unit})", sorted(sizes)[len(sizes) // 2] if sizes else 0)
+cols[2].metric(f"Largest ({state.unit})", max(sizes, default=0), help=f"limit {settings.size}")
+cols[3].metric("Flagged chunks", len(flagged), help="chunks with at least one issue below")
+cols = st.columns(len(ISSUES))
+for col, issue in zip(cols, ISSUES, strict=True):
+    col.metric(issue.label, counts[issue.code], help=f"Chunks that {issue.description}.")
+
+# --------------------------------------------------------------------------- document & chunk
+
+shown = pipeline.visible_indices(chunks, diagnosis, only_flagged=state.only_flagged)
+state.chunk = selected = pipeline.valid_chunk(state.chunk, len(chunks))
+pages = [c.page_start for c in chunks]
+highlights = render.chunk_highlights([chunks[i] for i in shown], selected=selected)
+view_key = f"{settings.key()}|prefix={state.prefix}|flagged={state.only_flagged}|sel={selected}"
+
+doc_col, detail_col = st.columns([3, 2], gap="large")
+with doc_col:
+    if state.only_flagged and not shown:
+        st.info("No chunk has an issue at these settings; nothing is highlighted.")
+    if doc.kind == "pdf" and state.pdf_view == "Page image":
+        n_pages = page_count(doc.sha256, data)
+        state.page = max(1, min(n_pages, state.page))
+        nav = st.columns([1, 2, 1, 3], vertical_alignment="bottom")
+        nav[0].button("◀ Prev", on_click=turn_page, args=(-1, n_pages), key="prev_page")
+        nav[1].number_input("Page", 1, n_pages, key="page")
+        nav[2].button("Next ▶", on_click=turn_page, args=(1, n_pages), key="next_page")
+        page = state.page
+        on_page = [h for h in highlights if pipeline.on_page(chunks[h.index], page)]
+        listed = pipeline.describe_indices([h.index for h in on_page]) or "none"
+        nav[3].caption(f"of {n_pages} · chunks on this page: {listed}")
+        png = page_png(doc.sha256, view_key, page, data, doc, on_page)
+        st.image(png, caption=f"{pipeline.md_escape(doc.name)}, page {page}", output_format="PNG")
+    else:
+        raw = doc.kind == "markdown" and state.raw
+        with st.container(height=720, key="doc_view"):
+            st.html(document_html(doc.sha256, view_key + ("|raw" if raw else ""), doc, highlights))
+        if selected is not None:  # our own script, no document content: bring the chunk into view
+            st.html(pipeline.scroll_script(selected), unsafe_allow_javascript=True)
+
+with detail_col:
+    options = shown if selected is None or selected in shown else sorted([selected, *shown])
+    # a fresh picker for each document and settings: the browser never sends back a label
+    # from other chunks; the choice itself lives in state.chunk
+    options_key = f"{doc.sha256}|{settings.key()}|{state.prefix}|{state.only_flagged}"
+    picker = "pick_" + hashlib.sha256(options_key.encode()).hexdigest()[:12]
+    state[picker] = selected
+    st.selectbox(
+        "Selected chunk",
+        options,
+        key=picker,
+        placeholder="Pick a chunk to outline it and see its details",
+        format_func=lambda i: pipeline.chunk_label(chunks[i]),
+        on_change=on_chunk,
+        args=(pages, picker),
+    )
+    if selected is None:
+        st.caption("Pick a chunk here or in the table below to see its details.")
+    else:
+        c = chunks[selected]
+        issues = diagnosis.issues[selected]
+        st.subheader(f"Chunk #{c.index}", anchor=False)
+        st.caption(f"{len(chunks)} chunks, numbered from 0 as in the export")
+        if issues:
+            st.warning(
+                "  \n".join(f"**{i.label}**: {i.description}" for i in ISSUES if i.code in issues)
+            )
+        st.html(pipeline.facts_html(pipeline.chunk_facts(chunks, selected, unit=state.unit)))
+        size_cols = st.columns(4)
+        for col, (label, n) in zip(
+            size_cols, pipeline.sizes_in_every_measure(c.text).items(), strict=True
+        ):
+            col.metric(label, n)
+        st.caption(
+            f"Embedded: {diagnosis.model_tokens[selected]} of {MODEL_WINDOW} word pieces "
+            "(with the 2 special tokens)."
+        )
+
+if selected is not None:
+    text_col, embed_col = st.columns(2)
+    text_col.markdown(f"**Chunk {selected}: displayed text**")
+    text_col.code(chunks[selected].text, language=None, wrap_lines=True)
+    prefix_note = "heading path prefixed" if state.prefix else "no prefix; see the sidebar"
+    embed_col.markdown(f"**Chunk {selected}: text that is embedded** ({prefix_note})")
+    embed_col.code(
+        embedded_text(chunks[selected], prefix_headings=state.prefix),
+        language=None,
+        wrap_lines=True,
+    )
+
+# --------------------------------------------------------------------------- charts
+
+left, right = st.columns(2)
+left.plotly_chart(charts.size_histogram(sizes, limit=settings.size, unit=state.unit), key="hist")
+right.plotly_chart(
+    charts.size_along(sizes, limit=settings.size, unit=state.unit, flagged=flagged), key="along"
+)
+
+# --------------------------------------------------------------------------- table & export
+
+st.subheader("Chunks")
+st.dataframe(
+    pipeline.chunk_rows(chunks, diagnosis, shown),
+    key="table",
+    on_select=lambda: on_table(shown, pages),
+    selection_mode="single-row",
+    hide_index=True,
+)
+stem = doc.name.rsplit(".", 1)[0]
+left, right, _ = st.columns([1, 1, 3])
+left.download_button(
+    "Download chunks (JSONL)",
+    lambda: to_jsonl(chunk_record(doc, settings, one) for one in chunks),
+    file_name=f"{stem}.chunks.jsonl",
+    mime="application/jsonl",
+    on_click="ignore",
+)
+right.download_button(
+    "Download manifest (JSON)",
+    lambda: json.dumps(manifest(doc, settings, chunks), indent=2, ensure_ascii=False),
+    file_name=f"{stem}.manifest.json",
+    mime="application/json",
+    on_click="ignore",
+)

@@ -1,0 +1,169 @@
+"""App benchmark: how long a rerun takes after a slider change on a long PDF, and peak memory.
+
+Run ``python -m explorer.bench_app`` (options: ``--pages N``, ``--repeat N``, ``--profile``).
+
+What it does. It builds a PDF of at least ``--pages`` pages by appending the PDFs of
+``shared/corpus/`` (sorted by name) in turn with PyMuPDF's ``insert_pdf``, into a temporary
+folder. It opens ``app.py`` in Streamlit's ``AppTest`` (the app's real script, in this process),
+uploads the PDF through the file uploader and then moves the chunk-size slider. Three figures:
+
+* cold: the upload run (reading the PDF, first chunking, first page image);
+* new size: a rerun after moving the slider to a size not seen before (the document comes from
+  the cache; chunking, diagnostics and the page image are computed);
+* all cached: a rerun after moving the slider between sizes already seen, so every cached step
+  (document, chunks, diagnostics, page image) is a cache hit. The target is 300 ms.
+
+Each figure is the median wall time of ``AppTest.run()``, which includes AppTest's own overhead
+(running the script on a thread and parsing the element tree). Memory: the process's peak
+resident set size (``ru_maxrss``) after all runs, and the peak of Python allocations during one
+upload-and-rerun pass traced with ``tracemalloc`` (a separate pass: tracing slows Python down).
+
+The module imports Streamlit inside :func:`main` only, so ``import explorer`` stays free of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import io
+import pstats
+import resource
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+APP = REPO / "app.py"
+CORPUS = REPO.parent / "shared" / "corpus"
+TARGET_MS = 300.0
+
+
+def build_pdf(folder: Path, *, min_pages: int) -> Path:
+    """A PDF of at least ``min_pages`` pages made of the corpus PDFs, appended in turn."""
+    pymupdf = _pymupdf()
+
+    sources = sorted(CORPUS.glob("*.pdf"))
+    if not sources:
+        raise SystemExit(f"no PDFs found in {CORPUS}; the benchmark needs the shared corpus")
+    out = pymupdf.open()
+    i = 0
+    while out.page_count < min_pages:
+        with pymupdf.open(sources[i % len(sources)]) as src:
+            out.insert_pdf(src)
+        i += 1
+    path = folder / f"corpus-{out.page_count}-pages.pdf"
+    out.save(path, garbage=3, deflate=True)
+    out.close()
+    return path
+
+
+def _pymupdf() -> Any:
+    """PyMuPDF, typed as ``Any`` (it ships partial annotations only)."""
+    import pymupdf
+
+    return pymupdf
+
+
+def _timed(fn: Callable[[], Any]) -> float:
+    gc.collect()
+    t = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t) * 1000
+
+
+def _open_app(pdf: Path) -> tuple[Any, float]:
+    """AppTest with the PDF uploaded; returns the app and the upload run's time in ms."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP), default_timeout=600)
+    at.run()
+    _check(at)
+    uploader = at.file_uploader(key="upload")
+    uploader.set_value((pdf.name, pdf.read_bytes(), "application/pdf"))
+    ms = _timed(at.run)
+    _check(at)
+    if not at.image:
+        raise SystemExit("the PDF page image is missing after the upload; the app did not load it")
+    return at, ms
+
+
+def _check(at: Any) -> None:
+    if at.exception:
+        raise SystemExit(f"the app raised: {at.exception[0].value}")
+    if at.error:
+        raise SystemExit(f"the app showed an error: {at.error[0].value}")
+
+
+def _move(at: Any, size: int) -> float:
+    at.slider(key="size").set_value(size)
+    ms = _timed(at.run)
+    _check(at)
+    return ms
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m explorer.bench_app", description=__doc__)
+    parser.add_argument("--pages", type=int, default=100, help="at least this many pages")
+    parser.add_argument("--repeat", type=int, default=15, help="reruns per figure")
+    parser.add_argument("--profile", action="store_true", help="profile the cached reruns")
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="bench-app-") as tmp:
+        pdf = build_pdf(Path(tmp), min_pages=args.pages)
+        with _pymupdf().open(pdf) as d:
+            n_pages = d.page_count
+        print(f"document: {pdf.name}, {n_pages} pages, {pdf.stat().st_size / 1e6:.1f} MB")
+
+        at, cold_ms = _open_app(pdf)
+        chunks = at.metric[0].value
+        sizes = [200 + 8 * k for k in range(args.repeat)]  # none is the default (128)
+        fresh = [_move(at, s) for s in sizes]  # each size for the first time
+        cached: list[float] = []
+        profiler = cProfile.Profile() if args.profile else None
+        for k in range(args.repeat):  # back and forth between sizes already seen
+            size = sizes[k % 2]
+            if profiler:
+                profiler.enable()
+            cached.append(_move(at, size))
+            if profiler:
+                profiler.disable()
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+        del at
+        gc.collect()
+        tracemalloc.start()
+        traced, _ = _open_app(pdf)
+        for s in sizes[:3]:
+            _move(traced, s)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+
+    med_cached = statistics.median(cached)
+    print(f"chunks at the default settings: {chunks} (recursive, tokens, 128)")
+    print(f"{'run':<56}{'median ms':>10}{'min ms':>10}{'max ms':>10}")
+    rows = [
+        ("upload + first render (cold, 1 run)", [cold_ms]),
+        (f"slider to a new size ({len(fresh)} runs)", fresh),
+        (f"slider between seen sizes, all cached ({len(cached)} runs)", cached),
+    ]
+    for label, ms in rows:
+        print(f"{label:<56}{statistics.median(ms):>10.0f}{min(ms):>10.0f}{max(ms):>10.0f}")
+    verdict = "meets" if med_cached <= TARGET_MS else "MISSES"
+    print(f"all-cached rerun median {med_cached:.0f} ms {verdict} the {TARGET_MS:.0f} ms target")
+    print(f"peak RSS of this process: {rss_mb:.0f} MB")
+    print(f"peak traced Python allocations (upload + 3 reruns): {peak / 1e6:.0f} MB")
+    if profiler:
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(30)
+        print(out.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

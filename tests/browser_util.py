@@ -1,0 +1,203 @@
+"""Run the app with ``streamlit run`` on a free local port and drive it with the system Chromium.
+
+Used by ``tests/test_browser.py``, and by hand to take screenshots::
+
+    .venv/bin/python -m tests.browser_util   # screenshots into artifacts/
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def running_app(timeout: float = 60.0) -> Iterator[str]:
+    """Start ``streamlit run app.py`` on 127.0.0.1 and yield its URL; stop it afterwards."""
+    port = free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    ARTIFACTS.mkdir(exist_ok=True)
+    url = f"http://127.0.0.1:{port}"
+    with (
+        open(ARTIFACTS / f"streamlit-{port}.log", "wb") as log,
+        subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT) as proc,
+    ):
+        try:
+            _wait_healthy(proc, url, timeout)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _wait_healthy(proc: subprocess.Popen[bytes], url: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with status {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"streamlit did not answer on {url} within {timeout:.0f} s")
+        time.sleep(0.3)
+
+
+@contextlib.contextmanager
+def browser() -> Iterator[Any]:
+    """The system Chromium, headless, through Playwright's sync API."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def wait_for_app(page: Any, timeout: float = 60_000) -> None:
+    """Wait until the script has finished running (no "Running..." status widget)."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    page.wait_for_selector('[data-testid="stMetric"]', timeout=timeout)
+    wait_idle(page, timeout)
+
+
+def wait_idle(page: Any, timeout: float = 60_000) -> None:
+    """Wait for the current rerun to finish."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        """() => !document.querySelector('[data-testid="stStatusWidget"]')""", timeout=timeout
+    )
+    page.wait_for_timeout(300)
+
+
+def set_number(page: Any, label: str, value: int) -> None:
+    """Type ``value`` into the number input labelled ``label`` and commit it with Enter."""
+    box = page.get_by_label(label, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+    wait_idle(page)
+
+
+def choose(page: Any, label: str, option: str) -> None:
+    """Pick ``option`` in the selectbox labelled ``label``."""
+    box = page.get_by_role("combobox", name=label, exact=True)
+    box.click()
+    box.press("Control+a")
+    page.keyboard.type(option)  # filters the (virtualised) list down to the option
+    page.get_by_role("option", name=option, exact=False).first.click()
+    wait_idle(page)
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Save the whole app (Streamlit scrolls inside its own container) as ``artifacts/name``."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    size = page.viewport_size
+    height = page.evaluate(
+        """() => Math.max(...[...document.querySelectorAll(
+            '[data-testid="stMain"], [data-testid="stAppViewContainer"], section')]
+            .map(e => e.scrollHeight), document.body.scrollHeight)"""
+    )
+    page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 12_000)})
+    page.wait_for_timeout(500)
+    path = ARTIFACTS / name
+    page.screenshot(path=path, full_page=True)
+    page.set_viewport_size(size)
+    page.wait_for_timeout(200)
+    return path
+
+
+def toggle(page: Any, label: str) -> None:
+    """Flip the toggle labelled ``label``."""
+    page.get_by_text(label, exact=True).click()
+    wait_idle(page)
+
+
+def main() -> None:  # pragma: no cover - a manual tool
+    """Screenshots of every view a person uses, into artifacts/."""
+    os.chdir(REPO)
+    with running_app() as url, browser() as b:
+        page = b.new_page(viewport={"width": 1500, "height": 1000})
+        page.goto(url)
+        wait_for_app(page)
+        print(screenshot(page, "shot-1-markdown.png"))
+        toggle(page, "Raw Markdown source")
+        print(screenshot(page, "shot-2-raw.png"))
+        toggle(page, "Raw Markdown source")
+        choose(page, "Selected chunk", "#2 ")
+        toggle(page, "Prefix heading path")
+        print(screenshot(page, "shot-3-selected.png"))
+        choose(page, "Sample or uploaded document", "writing-guide.md")
+        choose(page, "Splitter", "fixed")
+        set_number(page, "Exact size", 64)
+        set_number(page, "Exact overlap", 16)
+        choose(page, "Selected chunk", "#40 ")
+        print(screenshot(page, "shot-4-guide-fixed-overlap.png"))
+        choose(page, "Sample or uploaded document", "field-manual.pdf")
+        choose(page, "Splitter", "structure")
+        page.wait_for_selector('[data-testid="stImage"] img', timeout=60_000)
+        wait_idle(page)
+        print(screenshot(page, "shot-5-pdf.png"))
+        page.get_by_role("button", name="Next ▶").click()
+        wait_idle(page)
+        print(screenshot(page, "shot-6-pdf-page-2.png"))
+        page.locator('[data-testid="stPlotlyChart"]').first.scroll_into_view_if_needed()
+        charts = page.locator('[data-testid="stHorizontalBlock"]').filter(
+            has=page.locator('[data-testid="stPlotlyChart"]')
+        )
+        charts.first.screenshot(path=ARTIFACTS / "shot-7-charts.png")
+        print(ARTIFACTS / "shot-7-charts.png")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
