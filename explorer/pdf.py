@@ -92,6 +92,8 @@ _PAGE_NUMBER = re.compile(
     r"(?:page\s*)?(?:#+|[ivxlcdm]+)(?:\s*(?:of|/)\s*#+)?|[-–—]\s*#+\s*[-–—]", re.IGNORECASE
 )
 _FOOTNOTE = re.compile(r"(?:\d{1,3}|[*†‡§¶])\s?[^\W\d]")
+_HYPHENATED_PREFIXES = {"self", "non", "cross", "well", "half", "quasi", "post", "anti"}
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
 
 
@@ -221,6 +223,7 @@ class _Stats:
     dehyphenated: int = 0
     hyphen_kept: int = 0
     url_joined: int = 0
+    hyphen_examples: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     footnotes: int = 0
     replacement: int = 0
     multi_column_pages: int = 0
@@ -230,6 +233,7 @@ class _Stats:
     table_failures: int = 0
     table_seconds: float = 0.0
     removed: dict[str, list[tuple[int, str]]] = field(default_factory=lambda: defaultdict(list))
+    page_joins: int = 0
 
 
 # --------------------------------------------------------------------------- entry point
@@ -1252,6 +1256,7 @@ def _assemble(
     stats: _Stats,
     warnings: list[str],
 ) -> Document:
+    vocabulary = _vocabulary(units_per_page)
     w = _Writer()
     pages: list[Page] = []
     paras: list[_Para] = []
@@ -1259,16 +1264,30 @@ def _assemble(
     for number, (units, (width, height)) in enumerate(
         zip(units_per_page, sizes, strict=True), start=1
     ):
+        # a sentence broken by the page break continues the previous page's paragraph
+        joined = bool(units) and _continues_across_pages(w, paras, units[0])
         if units and w.pos:
-            w.insert("\n\n")
+            w.insert(" " if joined else "\n\n")
         page_start = w.pos
         for k, unit in enumerate(units):
             if k:
                 w.insert("\n\n")
             if unit.table is not None:
                 tables.append(_write_table(w, number, unit.table))
-            else:
-                paras.append(_write_paragraph(w, number, unit.rows, stats))
+                continue
+            para = _write_paragraph(w, number, unit.rows, vocabulary, stats)
+            if k == 0 and joined:
+                prev = paras.pop()
+                para = _Para(
+                    prev.start,
+                    para.end,
+                    prev.text + " " + para.text,
+                    prev.styles + para.styles,
+                    prev.rows + para.rows,
+                    prev.item,
+                )
+                stats.page_joins += 1
+            paras.append(para)
         pages.append(Page(number, page_start, w.pos, width, height))
 
     text = w.text()
@@ -1293,7 +1312,83 @@ def _assemble(
     )
 
 
-def _write_paragraph(w: _Writer, page: int, rows: list[_Row], stats: _Stats) -> _Para:
+def _continues_across_pages(w: _Writer, paras: list[_Para], first: _Unit) -> bool:
+    """Does the page's first paragraph carry on the sentence the previous page left open?
+
+    Only when the text so far ends with the previous paragraph (not a table), without a full
+    stop, colon or similar, and the new paragraph starts with a lowercase letter.
+    """
+    if not w.pos or not paras or paras[-1].end != w.pos or first.table is not None:
+        return False
+    if not first.rows:
+        return False
+    last = w.parts[-1].rstrip()[-1:] if w.parts else ""
+    if not last or last in ".!?:;…\"'”’)]":
+        return False
+    chars, _x0, _x1 = _row_glyphs(first.rows[0].frags)
+    head = "".join(chars).lstrip()[:1]
+    return head.isalpha() and head.islower()
+
+
+def _vocabulary(units_per_page: list[list[_Unit]]) -> set[str]:
+    """Words as the document spells them (lower case), leaving out the halves of words broken
+    at line ends: they tell ``non-user`` from ``compli-ance``."""
+    words: set[str] = set()
+    for units in units_per_page:
+        for unit in units:
+            if unit.table is not None:
+                for cells in unit.table.rows:
+                    for cell in cells:
+                        for f in cell:
+                            words.update(w.lower() for w in _WORD.findall(f.text))
+            broken = False
+            for row in unit.rows:
+                text = row.text
+                found = _WORD.findall(text)
+                if broken and found:
+                    found = found[1:]
+                broken = text.endswith(tuple(_HYPHENS))
+                if broken and found:
+                    found = found[:-1]
+                words.update(word.lower() for word in found)
+    return words
+
+
+def _compound(chars: list[str], following: list[str], vocabulary: set[str]) -> bool:
+    """Is ``word-`` + ``next`` a hyphenated compound rather than one word broken at the line end?
+
+    PDFs carry no dictionary, so the document itself is one: a form spelled elsewhere in it
+    decides (``compliance`` -> join; ``non-normal`` -> keep); otherwise a compound of two words
+    the document uses on their own (``hand-off``) or of a prefix English writes with a hyphen
+    (``self-managed``) keeps it, as does a hyphen inside a web or e-mail address. Anything else
+    (``compli-ance``) is joined.
+    """
+    token = "".join(chars[:-1]).rsplit(" ", 1)[-1]
+    if any(mark in token for mark in ("/", "@", "www.")):
+        return True
+    head = re.sub(r"^.*[^\w-]", "", token).lower()
+    match = re.match(r"[^\W\d_]*", "".join(following).split(" ", 1)[0])
+    tail = match[0].lower() if match else ""
+    if f"{head}{tail}" in vocabulary:
+        return False
+    if f"{head}-{tail}" in vocabulary:
+        return True
+    first = head.rsplit("-", 1)[-1]
+    if first in _HYPHENATED_PREFIXES:
+        return True
+    return len(first) >= 3 and len(tail) >= 3 and first in vocabulary and tail in vocabulary
+
+
+def _seam(chars: list[str], following: list[str], joiner: str) -> str:
+    """The word made where two lines join, for the normalisation notes."""
+    head = "".join(chars[-30:]).rsplit(" ", 1)[-1]
+    tail = "".join(following[:30]).split(" ", 1)[0]
+    return head + joiner + tail
+
+
+def _write_paragraph(
+    w: _Writer, page: int, rows: list[_Row], vocabulary: set[str], stats: _Stats
+) -> _Para:
     glyphs = [_row_glyphs(r.frags) for r in rows]
     joiners: list[str] = []
     for i in range(len(glyphs) - 1):
@@ -1302,13 +1397,21 @@ def _write_paragraph(w: _Writer, page: int, rows: list[_Row], stats: _Stats) -> 
         last = chars[-1]
         if last in _HYPHENS and (len(chars) < 2 or chars[-2] != " "):
             before = chars[-2] if len(chars) > 1 else ""
-            if last == "\u00ad" or (before.islower() and nxt[:1] and nxt[0].islower()):
+            if last == "\u00ad" or (
+                before.islower()
+                and nxt[:1]
+                and nxt[0].islower()
+                and not _compound(chars, nxt, vocabulary)
+            ):
+                stats.hyphen_examples["joined"].append(_seam(chars[:-1], nxt, ""))
                 del chars[-1], x0[-1], x1[-1]
                 stats.dehyphenated += 1
             else:
+                stats.hyphen_examples["kept"].append(_seam(chars, nxt, ""))
                 stats.hyphen_kept += 1
             joiners.append("")
         elif last in _DASHES and (len(chars) < 2 or chars[-2] != " "):
+            stats.hyphen_examples["kept"].append(_seam(chars, nxt, ""))
             stats.hyphen_kept += 1
             joiners.append("")
         elif last in "/@" and nxt[:1] and (nxt[0].islower() or nxt[0].isdigit()):
@@ -1460,6 +1563,11 @@ def _clip(text: str, limit: int) -> str:
 
 def _notes(stats: _Stats, n_pages: int) -> tuple[str, ...]:
     notes: list[str] = []
+    if stats.page_joins:
+        notes.append(
+            f"joined {stats.page_joins} paragraphs that continue across a page break "
+            "(a space instead of a paragraph break)"
+        )
     if stats.multi_column_pages:
         notes.append(
             f"reading order: column-aware (xy-cut); {stats.multi_column_pages} of {n_pages} "
@@ -1485,12 +1593,19 @@ def _notes(stats: _Stats, n_pages: int) -> tuple[str, ...]:
             more = ", ..." if len(firsts) > 3 else ""
             note += " (" + ", ".join(repr(t) for t in shown) + more + ")"
         notes.append(note)
+
+    def examples(kind: str) -> str:
+        shown = list(dict.fromkeys(stats.hyphen_examples[kind]))
+        return ", ".join(repr(_clip(t, 30)) for t in shown[:3]) + (", ..." if shown[3:] else "")
+
     if stats.dehyphenated:
-        notes.append(f"joined {stats.dehyphenated} words hyphenated at line ends")
+        notes.append(
+            f"joined {stats.dehyphenated} words hyphenated at line ends ({examples('joined')})"
+        )
     if stats.hyphen_kept:
         notes.append(
             f"joined {stats.hyphen_kept} lines ending in a hyphen or dash without a space, "
-            "keeping the dash (e.g. 'FAA-approved')"
+            f"keeping it: a compound or a dash ({examples('kept')})"
         )
     if stats.url_joined:
         notes.append(
