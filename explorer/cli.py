@@ -122,6 +122,18 @@ def _add_eval_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--encoding", default=None)
     p.add_argument("--retriever", choices=RETRIEVERS, default=None)
     p.add_argument("--heading-prefix", choices=("on", "off"), default=None)
+    p.add_argument(
+        "--neighbours",
+        type=int,
+        default=None,
+        help="small-to-big: each hit brings this many neighbouring chunks on each side",
+    )
+    p.add_argument(
+        "--merge",
+        choices=("on", "off"),
+        default=None,
+        help="merge overlapping/adjacent hits so the budget counts shared text once",
+    )
     p.add_argument("--k", type=_int_list, default=[1, 3, 5], help="e.g. 1,3,5 (default)")
     p.add_argument("--budget", type=_int_list, default=[512, 1024], help="token budgets")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -33,7 +33,7 @@ from typing import Any
 from explorer.documents import Document, load_path
 from explorer.errors import ExplorerError, SettingsError
 from explorer.evidence import Span, locate, union
-from explorer.measures import get_measure
+from explorer.measures import Units, get_measure
 from explorer.retrieval import RETRIEVERS, ChunkIndex, Hit
 from explorer.splitters import Chunk, ChunkSettings, split
 
@@ -134,8 +134,15 @@ class EvalConfig:
     retriever: str = "hybrid"
     heading_prefix: bool = True
     model: str = ""
+    neighbours: int = 0
+    """Small-to-big: each hit brings this many chunks on each side into the context."""
+    merge: bool = False
+    """Merge overlapping and adjacent hits, so the budget counts shared text once (always so
+    with ``neighbours``): the tokens an LLM would receive, not the sum of the hits' sizes."""
 
     def __post_init__(self) -> None:
+        if self.neighbours < 0:
+            raise SettingsError(f"neighbours must be 0 or more, got {self.neighbours}")
         if self.retriever not in RETRIEVERS:
             raise SettingsError(
                 f"unknown retriever {self.retriever!r}; choose one of {', '.join(RETRIEVERS)}"
@@ -152,6 +159,8 @@ class EvalConfig:
             "overlap": s.overlap,
             "retriever": self.retriever,
             "heading_prefix": self.heading_prefix,
+            "neighbours": self.neighbours,
+            "merge": self.merge or self.neighbours > 0,
             "model": (self.model or "all-MiniLM-L6-v2") if self.retriever != "bm25" else None,
         }
 
@@ -210,8 +219,14 @@ def score_query(
     *,
     ks: Sequence[int],
     budgets: Sequence[int],
+    costs: Sequence[int] | None = None,
 ) -> dict[str, dict[int, Any]]:
-    """The metrics of one query from its evidence occurrences and its ranked chunk spans."""
+    """The metrics of one query from its evidence occurrences and its ranked context spans.
+
+    ``chunk_spans[i]`` is what hit ``i`` brings into the context. The budget is spent on the
+    hits' own token counts, or on ``costs[n - 1]``, the tokens of the first ``n`` hits' context
+    when given (expanded contexts count shared text once).
+    """
     phrases = [occ for occ in located if occ]
 
     def covered(n: int) -> bool:
@@ -235,7 +250,14 @@ def score_query(
 
     out: dict[str, dict[int, Any]] = {
         "covered_at_k": {k: covered(k) for k in ks},
-        "covered_at_budget": {b: covered(budget_cut(chunk_tokens, b)) for b in budgets},
+        "covered_at_budget": {
+            b: covered(
+                budget_cut(chunk_tokens, b)
+                if costs is None
+                else sum(1 for cost in costs if cost <= b)
+            )
+            for b in budgets
+        },
         "recall_at_k": {},
         "precision_at_k": {},
         "iou_at_k": {},
@@ -274,6 +296,7 @@ class Workspace:
     _docs: dict[str, Document] = field(default_factory=dict)
     _chunks: dict[tuple[str, str], list[Chunk]] = field(default_factory=dict)
     _tokens: dict[str, int] = field(default_factory=dict)
+    _units: dict[str, Units] = field(default_factory=dict)
     _indexes: dict[tuple[str, str, bool], ChunkIndex] = field(default_factory=dict)
 
     def document(self, name: str) -> Document:
@@ -306,6 +329,12 @@ class Workspace:
                 chunks, embedder=emb, heading_prefix=config.heading_prefix
             )
         return self._indexes[key]
+
+    def doc_units(self, name: str) -> Units:
+        """cl100k token units of a whole document (to count merged context text)."""
+        if name not in self._units:
+            self._units[name] = get_measure("tokens").units(self.document(name).text)
+        return self._units[name]
 
     def tokens(self, chunk: Chunk) -> int:
         if chunk.id not in self._tokens:
@@ -420,10 +449,26 @@ def evaluate(
         index = workspace.index(q.doc, config)
         ranking = index.rank(q.query, config.retriever)
         chunks = index.chunks
-        spans = tuple((chunks[h.index].start, chunks[h.index].end) for h in ranking)
         tokens = tuple(workspace.tokens(chunks[h.index]) for h in ranking)
+        costs: list[int] | None = None
+        if config.neighbours or config.merge:
+            n = config.neighbours
+            spans = tuple(
+                (chunks[max(0, h.index - n)].start, chunks[min(len(chunks) - 1, h.index + n)].end)
+                for h in ranking
+            )
+            units = workspace.doc_units(q.doc)
+            costs = []
+            top_budget = max(budgets, default=0)
+            for i in range(len(spans)):
+                merged = union(spans[: i + 1])
+                costs.append(sum(units.size(s, e) for s, e in merged))
+                if costs[-1] > top_budget and i + 1 >= max(ks):
+                    break  # later prefixes cannot fit any budget
+        else:
+            spans = tuple((chunks[h.index].start, chunks[h.index].end) for h in ranking)
         located = locate_evidence(q, doc.text)
-        m = score_query(q, located, spans, tokens, ks=ks, budgets=budgets)
+        m = score_query(q, located, spans, tokens, ks=ks, budgets=budgets, costs=costs)
         results.append(
             QueryResult(
                 query=q,

@@ -178,3 +178,29 @@ def test_eval_cli_json_and_min_coverage(tmp_path: Path) -> None:
         [*base, str(tmp_path / "nowhere")], capture_output=True, timeout=300, check=False
     )
     assert res.returncode == 2 and b"not in" in res.stderr and res.stderr.count(b"\n") == 1
+
+
+def test_merged_context_counts_shared_text_once_in_the_budget() -> None:
+    # costs are the tokens of the merged context after n hits, not the sum of the hits
+    located = [((40, 60),)]
+    spans = [(0, 50), (30, 70)]  # overlapping hits; together they hold the evidence
+    m = score_query(Q, located, spans, [50, 40], ks=[2], budgets=[80], costs=[50, 70])
+    assert m["covered_at_budget"] == {80: True}
+    # summed per hit (50 + 40 = 90) the second hit would not fit a budget of 80
+    m = score_query(Q, located, spans, [50, 40], ks=[2], budgets=[80])
+    assert m["covered_at_budget"] == {80: False}
+
+
+def test_merge_and_neighbours_in_evaluate() -> None:
+    ws = Workspace(SAMPLES)
+    base = ChunkSettings(splitter="fixed", unit="tokens", size=12, overlap=6)
+    plain = evaluate(REFUND_QUERIES, ws, EvalConfig(base, retriever="bm25"), ks=[1], budgets=[24])
+    merged = evaluate(
+        REFUND_QUERIES, ws, EvalConfig(base, retriever="bm25", merge=True), ks=[1], budgets=[24]
+    )
+    wide = evaluate(
+        REFUND_QUERIES, ws, EvalConfig(base, retriever="bm25", neighbours=2), ks=[1], budgets=[24]
+    )
+    assert merged.coverage_at_k == plain.coverage_at_k  # merging never changes the top-k text
+    assert wide.coverage_at_k[1] >= plain.coverage_at_k[1]
+    assert wide.to_json()["config"]["merge"] is True
