@@ -139,6 +139,10 @@ class EvalConfig:
     merge: bool = False
     """Merge overlapping and adjacent hits, so the budget counts shared text once (always so
     with ``neighbours``): the tokens an LLM would receive, not the sum of the hits' sizes."""
+    chunker: Callable[[Document], list[Chunk]] | None = field(default=None, compare=False)
+    """Another library's splitter, for comparisons (``settings`` is then ignored)."""
+    label: str = ""
+    """A name for the configuration in reports (required with ``chunker``)."""
 
     def __post_init__(self) -> None:
         if self.neighbours < 0:
@@ -148,8 +152,19 @@ class EvalConfig:
                 f"unknown retriever {self.retriever!r}; choose one of {', '.join(RETRIEVERS)}"
             )
 
+    def key(self) -> str:
+        return f"external:{self.label}" if self.chunker is not None else self.settings.key()
+
     def describe(self) -> dict[str, Any]:
         s = self.settings
+        if self.chunker is not None:
+            return {
+                "splitter": self.label,
+                "retriever": self.retriever,
+                "heading_prefix": self.heading_prefix,
+                "neighbours": self.neighbours,
+                "merge": self.merge or self.neighbours > 0,
+            }
         return {
             "splitter": s.splitter,
             "splitter_version": s.version,
@@ -312,18 +327,24 @@ class Workspace:
 
         return embedder(self.embed_model or "all-MiniLM-L6-v2")
 
-    def chunks(self, name: str, settings: ChunkSettings) -> list[Chunk]:
-        key = (name, settings.key())
+    def chunks(self, name: str, config: EvalConfig | ChunkSettings) -> list[Chunk]:
+        if isinstance(config, ChunkSettings):
+            config = EvalConfig(settings=config)
+        key = (name, config.key())
         if key not in self._chunks:
             doc = self.document(name)
-            embed = self.embedder().embed if settings.splitter == "semantic" else None
-            self._chunks[key] = split(doc, settings, embed=embed)
+            if config.chunker is not None:
+                self._chunks[key] = config.chunker(doc)
+            else:
+                settings = config.settings
+                embed = self.embedder().embed if settings.splitter == "semantic" else None
+                self._chunks[key] = split(doc, settings, embed=embed)
         return self._chunks[key]
 
     def index(self, name: str, config: EvalConfig) -> ChunkIndex:
-        key = (name, config.settings.key(), config.heading_prefix)
+        key = (name, config.key(), config.heading_prefix)
         if key not in self._indexes:
-            chunks = self.chunks(name, config.settings)
+            chunks = self.chunks(name, config)
             emb = self.embedder() if config.retriever != "bm25" else None
             self._indexes[key] = ChunkIndex(
                 chunks, embedder=emb, heading_prefix=config.heading_prefix
@@ -486,7 +507,7 @@ def evaluate(
     if progress is not None:
         progress(len(queries), len(queries), "")
     names = sorted({q.doc for q in queries})
-    all_chunks = [c for name in names for c in workspace.chunks(name, config.settings)]
+    all_chunks = [c for name in names for c in workspace.chunks(name, config)]
     return EvalReport(
         config=config,
         ks=ks,
@@ -534,10 +555,47 @@ def sweep(
     return reports
 
 
+def chunks_from_texts(doc: Document, texts: Sequence[str]) -> list[Chunk]:
+    """Chunks of another library, located in ``doc.text`` in order (for comparisons).
+
+    Each text is searched from just after the previous chunk's start, so repeated text maps to
+    the right occurrence; a text that cannot be found raises ``ValueError``.
+    """
+    import hashlib
+
+    out: list[Chunk] = []
+    pos = 0
+    for i, t in enumerate(texts):
+        start = doc.text.find(t, pos)
+        if start < 0:
+            start = doc.text.find(t)
+        if start < 0 or not t:
+            raise ValueError(f"chunk {i} of another splitter is not in the document text")
+        end = start + len(t)
+        digest = hashlib.sha256(f"{doc.sha256}|ext|{start}|{end}".encode()).hexdigest()[:16]
+        page_start, page_end = doc.page_span(start, end)
+        out.append(
+            Chunk(
+                id=digest,
+                index=i,
+                start=start,
+                end=end,
+                text=t,
+                size=len(t),
+                overlap=0,
+                heading_path=doc.heading_path_at(start),
+                page_start=page_start,
+                page_end=page_end,
+            )
+        )
+        pos = start + 1
+    return out
+
+
 def summary_row(report: EvalReport) -> Mapping[str, Any]:
     """One flat row for tables and charts."""
     row: dict[str, Any] = {
-        "splitter": report.config.settings.splitter,
+        "splitter": report.config.label or report.config.settings.splitter,
         "unit": report.config.settings.unit,
         "size": report.config.settings.size,
         "overlap": report.config.settings.overlap,

@@ -1,0 +1,153 @@
+"""Which configuration retrieves the evidence? ``python -m explorer.bench_eval``.
+
+Evaluates our configurations against common ones, all with the bundled all-MiniLM-L6-v2 where a
+model is used, on two query sets:
+
+* ``queries/boundary-questions.json`` — our 75 boundary questions over the samples and the
+  shared corpus (written by this project);
+* ``../shared/benchmarks/chroma-chunking-eval/questions.json`` — 472 questions with exact
+  evidence spans from Chroma's chunking research (not written by us: the generality check).
+
+Peers: fixed 500-character windows, and LangChain's
+``RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200)`` (its own chunks, located
+in the text). Prints coverage@k and coverage at 512 and 1,024 tokens; ``--markdown`` prints the
+table for the README. Embedding takes minutes on 2 cores: ``--retrievers bm25`` is quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from explorer.documents import Document
+from explorer.evaluation import (
+    EvalConfig,
+    EvalReport,
+    Workspace,
+    chunks_from_texts,
+    evaluate,
+    load_queries,
+)
+from explorer.splitters import Chunk, ChunkSettings
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+QUERY_SETS = {
+    "ours": (REPO / "queries" / "boundary-questions.json", REPO / "queries" / "docs"),
+    "chroma": (
+        SHARED / "benchmarks" / "chroma-chunking-eval" / "questions.json",
+        SHARED / "benchmarks" / "chroma-chunking-eval" / "docs",
+    ),
+}
+
+
+def fixed_500(doc: Document) -> list[Chunk]:
+    """Naive fixed windows of 500 characters, no overlap, nothing trimmed."""
+    texts = [doc.text[i : i + 500] for i in range(0, len(doc.text), 500)]
+    return _located(doc, [t for t in texts if t.strip()])
+
+
+def langchain_recursive(doc: Document) -> list[Chunk]:
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    splitter = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200)
+    return _located(doc, splitter.split_text(doc.text))
+
+
+def _located(doc: Document, texts: list[str]) -> list[Chunk]:
+    return chunks_from_texts(doc, texts)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    config: EvalConfig
+
+
+def candidates(retriever: str) -> list[Candidate]:
+    def ours(name: str, settings: ChunkSettings, **kw: object) -> Candidate:
+        return Candidate(name, EvalConfig(settings=settings, retriever=retriever, **kw))  # type: ignore[arg-type]
+
+    return [
+        Candidate(
+            "fixed 500 chars", EvalConfig(retriever=retriever, chunker=fixed_500, label="fixed-500")
+        ),
+        Candidate(
+            "LangChain recursive 1000/200",
+            EvalConfig(retriever=retriever, chunker=langchain_recursive, label="lc-recursive"),
+        ),
+        ours("recursive tokens 256/32", ChunkSettings("recursive", "tokens", 256, 32)),
+        ours("structure tokens 256/0", ChunkSettings("structure", "tokens", 256, 0)),
+        ours(
+            "structure tokens 256/64, merged",
+            ChunkSettings("structure", "tokens", 256, 64),
+            merge=True,
+        ),
+        ours(
+            "structure tokens 384/192, merged",
+            ChunkSettings("structure", "tokens", 384, 192),
+            merge=True,
+        ),
+        ours(
+            "structure model-tokens 200/0",
+            ChunkSettings("structure", "model-tokens", 200, 0),
+        ),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m explorer.bench_eval", description=__doc__)
+    parser.add_argument("--sets", default="ours,chroma", help="query sets: ours, chroma")
+    parser.add_argument("--retrievers", default="bm25,hybrid", help="bm25, dense, hybrid")
+    parser.add_argument("--only", default="", help="run only candidates whose name has this")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    args = parser.parse_args(argv)
+    rows: list[tuple[str, str, str, EvalReport, float]] = []
+    for set_name in args.sets.split(","):
+        qpath, docs = QUERY_SETS[set_name]
+        if not qpath.is_file():
+            print(f"error: query set {qpath} is missing", file=sys.stderr)
+            return 2
+        queries = load_queries(qpath)
+        ws = Workspace(docs)  # one per set: embeddings are shared across configurations
+        for retriever in args.retrievers.split(","):
+            for cand in candidates(retriever):
+                if args.only and args.only not in cand.name:
+                    continue
+                t0 = time.perf_counter()
+                report = evaluate(queries, ws, cand.config, ks=(1, 3, 5), budgets=(512, 1024))
+                dt = time.perf_counter() - t0
+                rows.append((set_name, retriever, cand.name, report, dt))
+                if not args.markdown:
+                    _print_row(rows[-1])
+    if args.markdown:
+        print(
+            "| query set | retriever | configuration | chunks | coverage@1 | coverage@5 "
+            "| coverage@512 tok | coverage@1024 tok |"
+        )
+        print("|---|---|---|---:|---:|---:|---:|---:|")
+        for set_name, retriever, name, r, _dt in rows:
+            ck, cb = r.coverage_at_k, r.coverage_at_budget
+            print(
+                f"| {set_name} ({r.counts()['queries']}) | {retriever} | {name} | {r.chunks} "
+                f"| {ck[1]:.3f} | {ck[5]:.3f} | {cb[512]:.3f} | {cb[1024]:.3f} |"
+            )
+    return 0
+
+
+def _print_row(row: tuple[str, str, str, EvalReport, float]) -> None:
+    set_name, retriever, name, r, dt = row
+    ck, cb = r.coverage_at_k, r.coverage_at_budget
+    print(
+        f"{set_name:6s} {retriever:6s} {name:34s} chunks={r.chunks:5d} "
+        f"c@1={ck[1]:.3f} c@3={ck[3]:.3f} c@5={ck[5]:.3f} "
+        f"c@512={cb[512]:.3f} c@1024={cb[1024]:.3f} ({dt:.0f} s)",
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
