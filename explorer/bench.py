@@ -152,13 +152,13 @@ def build_contenders(text: str, enc: Any) -> tuple[list[Contender], Document]:
 
     def lc_chars() -> list[str]:
         s = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200)
-        return s.split_text(text)
+        return list(s.split_text(text))
 
     def lc_tokens() -> list[str]:
         s = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
             encoding_name=ENCODING, chunk_size=256, chunk_overlap=32
         )
-        return s.split_text(text)
+        return list(s.split_text(text))
 
     # Built once, like the tiktoken encoding: the Rust side loads its own cl100k_base BPE here.
     sts_chars = TextSplitter(1000)

@@ -150,7 +150,7 @@ def _load_model(name: str) -> Any:
     try:
         from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        hf_logging.disable_progress_bar()
     except ImportError:  # pragma: no cover
         pass
     try:
