@@ -82,7 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser(
         "eval",
         help="coverage of a query set's evidence (for documentation CI)",
-        description="Without chunk or retriever options, the recommended configuration is used.",
+        description=(
+            "Without chunk or retriever options, the recommended configuration is used; options "
+            "given replace its values (the overlap is 0 when --splitter, --unit or --size is "
+            "given without --overlap)."
+        ),
     )
     _add_eval_options(ev)
     ev.add_argument(
@@ -194,14 +198,19 @@ def run_query(args: argparse.Namespace, settings: ChunkSettings) -> dict[str, ob
 
 
 def eval_config_from(args: argparse.Namespace) -> EvalConfig:
-    """The recommended configuration, with whatever the options change."""
+    """The recommended configuration, with whatever the options change.
+
+    An overlap belongs to its size: when the splitter, unit or size is changed and no overlap is
+    given, the overlap is 0 rather than the recommended one.
+    """
     base = RECOMMENDED
     s = base.settings
+    custom = any(x is not None for x in (args.splitter, args.unit, args.size))
     settings = ChunkSettings(
         splitter=args.splitter or s.splitter,
         unit=args.unit or s.unit,
         size=args.size if args.size is not None else s.size,
-        overlap=args.overlap if args.overlap is not None else s.overlap,
+        overlap=args.overlap if args.overlap is not None else (0 if custom else s.overlap),
         encoding=args.encoding or s.encoding,
     )
     prefix = base.heading_prefix if args.heading_prefix is None else args.heading_prefix == "on"
