@@ -59,7 +59,8 @@ class Highlight:
     """One span of ``doc.text`` to tint: offsets ``[start, end)``, half-open.
 
     ``index`` is the chunk number; ``label`` is the badge text (``str(index)`` when ``None``,
-    e.g. ``"#2"`` for a query's second hit); ``selected`` highlights are outlined.
+    e.g. ``"#2"`` for a query's second hit); ``selected`` highlights are outlined. ``title`` is
+    the tooltip when the span is not a chunk (``"chunk 3"`` or ``"#2 (chunk 3)"`` when ``None``).
     """
 
     start: int
@@ -68,6 +69,10 @@ class Highlight:
     color: str
     label: str | None = None
     selected: bool = False
+    title: str | None = None
+    underline: bool = False
+    """Draw a thick underline in ``color`` instead of a tint, and no badge: marks a phrase (an
+    evidence occurrence, say) on top of the chunk tints without hiding them."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.start < self.end:
@@ -86,6 +91,30 @@ def palette(n: int) -> list[str]:
     return [PALETTE[i % len(PALETTE)] for i in range(max(n, 0))]
 
 
+HEAT: tuple[str, ...] = (
+    "#ffffcc",
+    "#ffeda0",
+    "#fed976",
+    "#feb24c",
+    "#fd8d3c",
+    "#fc4e2a",
+    "#e31a1c",
+    "#b10026",
+)
+"""A sequential scale, low to high (ColorBrewer YlOrRd, 8 classes): the heat view's colours."""
+
+
+def heat_color(x: float) -> str:
+    """The colour at ``x`` (0 low, 1 high; clamped) on :data:`HEAT`, interpolated in RGB."""
+    x = 0.0 if x != x else min(1.0, max(0.0, float(x)))  # NaN counts as low
+    pos = x * (len(HEAT) - 1)
+    i = min(int(pos), len(HEAT) - 2)
+    t = pos - i
+    lo, hi = _rgb(HEAT[i]), _rgb(HEAT[i + 1])
+    r, g, b = (round(a + (b - a) * t) for a, b in zip(lo, hi, strict=True))
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
 def chunk_highlights(chunks: Iterable[Chunk], *, selected: int | None = None) -> list[Highlight]:
     """One highlight per chunk, coloured by chunk index (so a chunk keeps its colour)."""
     return [
@@ -98,6 +127,26 @@ def chunk_highlights(chunks: Iterable[Chunk], *, selected: int | None = None) ->
         )
         for c in chunks
     ]
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A thin vertical mark drawn just before the character at ``offset`` of ``doc.text``.
+
+    Used to show where chunks start (for two configurations at once, say). ``label`` is a short
+    text drawn with the bar (``""`` for none); ``title`` is its tooltip.
+    """
+
+    offset: int
+    color: str
+    label: str = ""
+    title: str = ""
+
+    def __post_init__(self) -> None:
+        if self.offset < 0:
+            raise ValueError(f"marker offset must be 0 or more, got {self.offset}")
+        if not _COLOR.fullmatch(self.color):
+            raise ValueError(f"marker colour must look like '#4e79a7', got {self.color!r}")
 
 
 # --------------------------------------------------------------------------- colours
@@ -191,10 +240,12 @@ class _Run:
 _Part = str | _Run  # a str is trusted markup that this module wrote
 
 
-def _paint(parts: Sequence[_Part], highlights: Sequence[Highlight]) -> str:
-    """Join markup and text, wrapping text in tinted spans and inserting badges."""
+def _paint(
+    parts: Sequence[_Part], highlights: Sequence[Highlight], markers: Sequence[Marker] = ()
+) -> str:
+    """Join markup and text, wrapping text in tinted spans and inserting badges and markers."""
     hs = list(highlights)
-    if not hs:
+    if not hs and not markers:
         return "".join(p if isinstance(p, str) else _esc(p.text) for p in parts)
 
     # badges: at the first visible character at or after each highlight's start
@@ -206,8 +257,13 @@ def _paint(parts: Sequence[_Part], highlights: Sequence[Highlight]) -> str:
             g += len(p.text)
     mapped.sort()
     keys = [o for o, _ in mapped]
-    badges: dict[int, list[Highlight]] = {}
+    badges: dict[int, list[Highlight | Marker]] = {}
+    for m in sorted(markers, key=lambda m: m.offset):  # a marker goes before a badge
+        i = bisect.bisect_left(keys, m.offset)
+        badges.setdefault(mapped[i][1] if i < len(mapped) else g, []).append(m)
     for h in hs:
+        if h.underline:
+            continue
         i = bisect.bisect_left(keys, h.start)
         badges.setdefault(mapped[i][1] if i < len(mapped) else g, []).append(h)
 
@@ -244,8 +300,8 @@ def _paint(parts: Sequence[_Part], highlights: Sequence[Highlight]) -> str:
         n = len(text)
         i = 0
         while i < n:
-            for h in badges.pop(g + i, ()):
-                out.append(_badge_html(h))
+            for item in badges.pop(g + i, ()):
+                out.append(_badge_html(item) if isinstance(item, Highlight) else _marker_html(item))
             seg = segment(offs[i])
             j = i + 1
             while j < n and (g + j) not in badges and segment(offs[j]) == seg:
@@ -267,7 +323,7 @@ def _paint(parts: Sequence[_Part], highlights: Sequence[Highlight]) -> str:
             i = j
         g += n
     for rest in badges.values():  # highlights past the last visible character
-        out.extend(_badge_html(h) for h in rest)
+        out.extend(_badge_html(x) if isinstance(x, Highlight) else _marker_html(x) for x in rest)
     return "".join(out)
 
 
@@ -275,30 +331,41 @@ _LINE_BREAK = re.compile(r"([^\S\n]*\n\s*)")
 
 
 def _span_open(covering: Sequence[Highlight], *, outline: bool = True) -> str:
-    classes = ["ce-hl", *(f"ce-chunk-{h.index}" for h in covering)]
-    first = covering[0]
-    if len(covering) == 1:
-        style = f"background-color:{_rgba(first.color, TINT_ALPHA)}"
-    else:
+    tints = [h for h in covering if not h.underline]
+    lines = [h for h in covering if h.underline]
+    classes = [*(["ce-hl"] if tints else []), *(f"ce-chunk-{h.index}" for h in tints)]
+    styles = []
+    if len(tints) == 1:
+        styles.append(f"background-color:{_rgba(tints[0].color, TINT_ALPHA)}")
+    elif tints:
         classes.append("ce-overlap")
         stops = []
-        for k, h in enumerate(covering):
+        for k, h in enumerate(tints):
             c = _rgba(h.color, OVERLAP_ALPHA)
             stops.append(f"{c} {k * 5}px {(k + 1) * 5}px")
-        style = (
-            f"background-color:{_rgba(first.color, TINT_ALPHA)};"
+        styles.append(
+            f"background-color:{_rgba(tints[0].color, TINT_ALPHA)};"
             f"background-image:repeating-linear-gradient(135deg,{','.join(stops)})"
         )
-    chosen = [h for h in covering if h.selected]
+    chosen = [h for h in tints if h.selected]
     if chosen:
         classes.append("ce-selected")
         if outline:
-            style += f";outline:2px solid {_darker_css(chosen[0].color)}"
+            styles.append(f"outline:2px solid {_darker_css(chosen[0].color)}")
+    if lines:
+        classes.append("ce-underline")
+        styles.append(
+            f"text-decoration-line:underline;text-decoration-color:{lines[0].color};"
+            "text-decoration-thickness:3px;text-underline-offset:3px"
+        )
+    style = ";".join(styles)
     title = " + ".join(_title(h) for h in covering)
     return f'<span class="{" ".join(classes)}" style="{style}" title="{_attr(title)}">'
 
 
 def _title(h: Highlight) -> str:
+    if h.title is not None:
+        return h.title
     return f"chunk {h.index}" if h.label is None else f"{h.label} (chunk {h.index})"
 
 
@@ -309,6 +376,24 @@ def _badge_html(h: Highlight) -> str:
         f'style="background-color:{h.color};color:{_ink_on(h.color)}" '
         f'title="{_attr(_title(h))}">{_esc(h.badge)}</span>'
     )
+
+
+def _marker_html(m: Marker) -> str:
+    title = f' title="{_attr(m.title)}"' if m.title else ""
+    label = (
+        f'<span class="ce-mark-label" style="color:{m.color}">{_esc(m.label)}</span>'
+        if m.label
+        else ""
+    )
+    return f'<span class="ce-mark" style="border-left-color:{m.color}"{title}>{label}</span>'
+
+
+def marker_legend(entries: Sequence[tuple[Marker, str]]) -> str:
+    """A one-line legend: each marker as drawn in the document, then its (escaped) meaning."""
+    items = "".join(
+        f'<span class="ce-legend-item">{_marker_html(m)}{_esc(text)}</span>' for m, text in entries
+    )
+    return _fragment(f'<div class="ce-legend">{items}</div>', "ce-legend-doc")
 
 
 # --------------------------------------------------------------------------- styles
@@ -357,6 +442,14 @@ Arial,sans-serif;font-style:normal;padding:0 .45em;margin:0 2px 0 1px;border-rad
 vertical-align:.45em;user-select:none;-webkit-user-select:none;white-space:nowrap}}
 .ce-doc .ce-badge.ce-selected{{box-shadow:0 0 0 2px #1f2328}}
 .ce-doc .ce-hl.ce-selected{{outline-offset:0}}
+.ce-doc .ce-mark{{display:inline-block;position:relative;width:0;height:1.3em;
+margin:0 1px 0 2px;vertical-align:-.3em;border-left:3px solid;user-select:none;
+-webkit-user-select:none}}
+.ce-doc .ce-mark-label{{position:absolute;left:-1px;top:-.95em;font:700 10px/1 -apple-system,
+"Segoe UI",Helvetica,Arial,sans-serif;font-style:normal;white-space:nowrap}}
+.ce-doc.ce-legend-doc{{padding:.9em 1em .2em}}
+.ce-doc .ce-legend-item{{display:inline-block;margin-right:1.5em;font-size:14px}}
+.ce-doc .ce-legend-item .ce-mark{{margin-right:.5em}}
 .ce-doc.ce-plain{{font-family:{_MONO};font-size:14px;line-height:1.6;white-space:pre-wrap;
 overflow-wrap:anywhere;tab-size:4}}
 """
@@ -374,33 +467,43 @@ def _fragment(body: str, kind: str) -> str:
 # --------------------------------------------------------------------------- plain text
 
 
-def _plain(doc: Document, highlights: Sequence[Highlight]) -> str:
+def _plain(doc: Document, highlights: Sequence[Highlight], markers: Sequence[Marker] = ()) -> str:
     return _fragment(
-        _paint([_Run(doc.text, range(len(doc.text)), pre=True)], highlights), "ce-plain"
+        _paint([_Run(doc.text, range(len(doc.text)), pre=True)], highlights, markers), "ce-plain"
     )
 
 
-def render_text(doc: Document, highlights: Sequence[Highlight]) -> str:
+def render_text(
+    doc: Document, highlights: Sequence[Highlight], *, markers: Sequence[Marker] = ()
+) -> str:
     """Plain text (or a PDF's extracted text) in a wrapping monospace block, tinted.
 
     Offsets map one to one: the tinted text of a highlight is exactly ``doc.text[start:end]``.
+    Each of ``markers`` is drawn just before the character at its offset.
     """
-    return _plain(doc, highlights)
+    return _plain(doc, highlights, markers)
 
 
 # --------------------------------------------------------------------------- markdown
 
 
-def render_markdown(doc: Document, highlights: Sequence[Highlight], *, raw: bool = False) -> str:
+def render_markdown(
+    doc: Document,
+    highlights: Sequence[Highlight],
+    *,
+    raw: bool = False,
+    markers: Sequence[Marker] = (),
+) -> str:
     """Markdown rendered as a reader sees it, the visible text of each highlight tinted.
 
     With ``raw=True`` the Markdown source is shown instead (escaped, white space kept).
     Returns one self-contained HTML fragment: a ``<style>`` block scoped to ``.ce-doc`` and a
-    ``<div class="ce-doc">``.
+    ``<div class="ce-doc">``. Each of ``markers`` is drawn just before the first visible
+    character at or after its offset.
     """
     if raw:
-        return _plain(doc, highlights)
-    return _fragment(_paint(_MarkdownRenderer(doc.text).render(), highlights), "ce-md")
+        return _plain(doc, highlights, markers)
+    return _fragment(_paint(_MarkdownRenderer(doc.text).render(), highlights, markers), "ce-md")
 
 
 def _normalize(text: str) -> tuple[str, Sequence[int]]:
@@ -782,12 +885,14 @@ def render_pdf_page(
     highlights: Sequence[Highlight],
     *,
     zoom: float = 1.5,
+    markers: Sequence[Marker] = (),
 ) -> bytes:
     """A PNG of page ``page_number`` (1-based) with each highlight's lines tinted.
 
     Every highlight covers its lines (``doc.layout.rects``) with a translucent rectangle, so
     overlaps come out darker; selected highlights are also outlined; a badge with the label sits
-    at each highlight's first rectangle. ``zoom`` 1 is 72 dpi.
+    at each highlight's first rectangle. Each of ``markers`` is a vertical bar (with its label
+    above) just left of the first glyph at or after its offset. ``zoom`` 1 is 72 dpi.
     """
     pymupdf = _fitz()
     if not zoom > 0:
@@ -800,6 +905,8 @@ def render_pdf_page(
         page = pdf[page_number - 1]
         if doc.layout is not None and highlights:
             _draw_highlights(page, page_number, doc.layout, highlights)
+        if doc.layout is not None and markers:
+            _draw_markers(page, page_number, doc.layout, markers)
         pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
         return bytes(pix.tobytes("png"))
 
@@ -818,8 +925,12 @@ def _draw_highlights(
     line_starts_ = [line.start for line in layout.lines]
     badges: dict[int, list[Highlight]] = {}  # line index -> highlights starting on that line
     outlines: list[tuple[Highlight, list[Any]]] = []
+    underlines: list[tuple[Highlight, list[Rect]]] = []
     for h in highlights:
         rects = layout.rects(h.start, h.end)
+        if h.underline:
+            underlines.append((h, [r for r in rects if r.page == page_number]))
+            continue
         here = [
             pymupdf.Rect(r.x0, r.y0, r.x1, r.y1) * derotate for r in rects if r.page == page_number
         ]
@@ -843,6 +954,14 @@ def _draw_highlights(
         for r in here:
             shape.draw_rect(r)
         shape.finish(color=_darker(h.color), fill=None, width=1.2)
+    for h, line_rects in underlines:  # a line under each line box, in layout coordinates
+        for r in line_rects:
+            shape.draw_line(
+                pymupdf.Point(r.x0, r.y1 + 0.6) * derotate,
+                pymupdf.Point(r.x1, r.y1 + 0.6) * derotate,
+            )
+        if line_rects:
+            shape.finish(color=tuple(c / 255 for c in _rgb(h.color)), fill=None, width=1.6)
     for k, on_line in badges.items():
         line = layout.lines[k]
         whole = layout.rects(line.start, line.end)
@@ -853,6 +972,46 @@ def _draw_highlights(
     found = _graphics_state(pdf, page.xref, gstate) if multiply else None
     if found is not None:  # tint like a highlighter: the text below stays dark
         pdf.xref_set_key(found[0], found[1] + "BM", "/Multiply")
+
+
+MARKER_SEARCH = 200
+"""How far past a marker's offset to look for a glyph (text the loader inserted has none)."""
+
+
+def _draw_markers(page: Any, page_number: int, layout: Layout, markers: Sequence[Marker]) -> None:
+    """A bar just left of the first glyph at or after each marker's offset, label above it."""
+    pymupdf = _fitz()
+    derotate = page.derotation_matrix
+    shape = page.new_shape()
+    n = len(layout.x0)
+    drawn = 0
+    for m in markers:
+        i, limit = m.offset, min(n, m.offset + MARKER_SEARCH)
+        while i < limit and layout.x0[i] != layout.x0[i]:  # nan: no glyph
+            i += 1
+        rects = layout.rects(i, i + 1) if i < limit else []
+        if not rects or rects[0].page != page_number:
+            continue
+        r = rects[0]
+        x = r.x0 - 0.9
+        rgb = tuple(c / 255 for c in _rgb(m.color))
+        shape.draw_line(
+            pymupdf.Point(x, r.y0 - 0.5) * derotate, pymupdf.Point(x, r.y1 + 0.5) * derotate
+        )
+        shape.finish(color=rgb, width=2.0)
+        if m.label:
+            size = max(5.0, min(7.0, (r.y1 - r.y0) * 0.6))
+            shape.insert_text(
+                pymupdf.Point(x - 0.8, r.y0 - 0.6) * derotate,
+                m.label,
+                fontname="helv",
+                fontsize=size,
+                color=rgb,
+                rotate=page.rotation,
+            )
+        drawn += 1
+    if drawn:
+        shape.commit(overlay=True)
 
 
 def _graphics_state(pdf: Any, xref: int, name: str) -> tuple[int, str] | None:

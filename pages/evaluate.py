@@ -1,0 +1,930 @@
+"""Evaluate: choose chunking by measuring whether retrieval returns the evidence.
+
+Streamlit lists this page beside ``app.py``. It reads top to bottom as the UI does: cached work,
+state and callbacks, the sidebar (documents folder, which questions run), then three tabs:
+
+* **Query set**: the bundled boundary questions or an uploaded JSON file, edited in a table and
+  downloaded again. It lives in ``st.session_state["query_set"]`` (the main page adds to it).
+* **A/B**: two configurations over the questions: coverage, the questions that flipped, the
+  evidence ranks, and one document drawn once with both sets of chunk boundaries.
+* **Sweep**: one splitter over sizes × overlaps: charts, a table, and "load this configuration"
+  into the main page.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from explorer import compare, pipeline, render
+from explorer.documents import Document
+from explorer.errors import ExplorerError
+from explorer.evaluation import (
+    DEFAULT_BUDGETS,
+    DEFAULT_KS,
+    RECOMMENDED,
+    EvalConfig,
+    EvalReport,
+    Query,
+    QuerySetError,
+    Workspace,
+    flipped,
+)
+from explorer.measures import UNITS
+from explorer.retrieval import RETRIEVERS
+from explorer.splitters import Chunk, ChunkSettings
+
+st.set_page_config(page_title="Evaluate · Chunk Explorer", page_icon="🧩", layout="wide")
+
+REPO = Path(__file__).resolve().parents[1]
+BUNDLED = REPO / "queries" / "boundary-questions.json"
+DEFAULT_DOCS = "queries/docs"
+MAIN_PAGE = "app.py"
+EVIDENCE_COLOR = "#edc948"
+RETRIEVER_LABELS = {
+    "bm25": "BM25 (keywords, instant)",
+    "dense": "dense (MiniLM embeddings)",
+    "hybrid": "hybrid (dense + BM25)",
+}
+RETRIEVER_HELP = (
+    "BM25 needs no model and runs at once. Dense and hybrid embed every chunk text they have not "
+    "seen before (about 10 a second on a laptop CPU; loading the model takes ~15 s the first "
+    "time); texts embedded once are reused by every later run and sweep cell."
+)
+NEIGHBOURS_HELP = (
+    "Small-to-big: each retrieved chunk brings this many chunks on each side into the context."
+)
+PREFIX_HELP = 'Embed and index "Heading > Sub" + a blank line + the chunk text.'
+MERGE_HELP = (
+    "Merge overlapping and adjacent hits, so a token budget counts shared text once (the "
+    "tokens an LLM would receive). Changes coverage at a token budget, not at k."
+)
+SWEEP_DEFAULTS = {
+    "chars": ("400, 800, 1600", "0, 200"),
+    "words": ("75, 150, 300", "0, 30"),
+    "tokens": ("128, 256, 512", "0, 64"),
+    "model-tokens": ("64, 128, 256", "0, 32"),
+}
+"""A 3 × 2 grid per unit: sizes and overlaps."""
+
+# --------------------------------------------------------------------------- cached work
+
+
+@st.cache_resource(show_spinner=False)
+def workspace(folder: str) -> Workspace:
+    """One workspace per documents folder: documents, chunks, indexes and token counts are
+    shared by every run and sweep cell (and the embedder caches vectors per process)."""
+    return Workspace(Path(folder))
+
+
+@st.cache_data(show_spinner=False)
+def bundled_set(mtime: float) -> list[dict[str, Any]]:
+    return compare.read_query_set(BUNDLED.read_bytes(), name=BUNDLED.name)
+
+
+@st.cache_data(max_entries=16, show_spinner="Drawing both sets of boundaries…")
+def boundary_html(
+    key: str,
+    _doc: Document,
+    _a: list[Chunk],
+    _b: list[Chunk],
+    _evidence: list[render.Highlight],
+) -> str:
+    markers = compare.boundary_markers(_a, _b)
+    if _doc.kind == "markdown":
+        return render.render_markdown(_doc, _evidence, markers=markers)
+    return render.render_text(_doc, _evidence, markers=markers)
+
+
+@st.cache_data(max_entries=32, show_spinner="Drawing the page…")
+def boundary_png(
+    key: str,
+    page: int,
+    _pdf: bytes,
+    _doc: Document,
+    _a: list[Chunk],
+    _b: list[Chunk],
+    _evidence: list[render.Highlight],
+) -> bytes:
+    markers = compare.boundary_markers(_a, _b)
+    return render.render_pdf_page(_pdf, page, _doc, _evidence, zoom=2.0, markers=markers)
+
+
+def the_bundled_set() -> list[dict[str, Any]]:
+    try:
+        return list(bundled_set(BUNDLED.stat().st_mtime))
+    except (OSError, ExplorerError):
+        return []
+
+
+# --------------------------------------------------------------------------- state & callbacks
+
+state = st.session_state
+state.setdefault("query_set", the_bundled_set())  # the main page appends to this list
+state.setdefault("qs_error", None)
+state.setdefault("qs_notice", None)
+state.setdefault("qs_version", 0)
+KEPT = "eval_kept"
+"""A plain dict holding this page's widget values. Streamlit forgets the state of a widget that
+is not drawn in a run (a hidden tab, a visit to the main page), so each run copies every value
+there and back."""
+
+
+def side_defaults(side: str) -> dict[str, Any]:
+    """A starts as the main page's settings (when it has been opened), B as recommended."""
+    if side == "A":
+        unit = state.get("unit", "tokens") if state.get("unit") in UNITS else "tokens"
+        rng = pipeline.SIZE_RANGES[unit]
+        splitter = state.get("splitter", "recursive")
+        return {
+            "splitter": splitter if splitter in pipeline.APP_SPLITTERS else "recursive",
+            "unit": unit,
+            "size": int(state.get("size", rng.default)),
+            "overlap": int(state.get("overlap", rng.overlap)),
+            "retriever": "bm25",
+            "prefix": bool(state.get("prefix", False)),
+            "neighbours": 0,
+            "merge": False,
+        }
+    s = RECOMMENDED.settings
+    return {
+        "splitter": s.splitter,
+        "unit": s.unit,
+        "size": s.size,
+        "overlap": s.overlap,
+        "retriever": "bm25",
+        "prefix": RECOMMENDED.heading_prefix,
+        "neighbours": RECOMMENDED.neighbours,
+        "merge": RECOMMENDED.merge,
+    }
+
+
+def persist(defaults: dict[str, Any]) -> None:
+    """Give every widget key its current, kept or default value, and keep it."""
+    kept = state.setdefault(KEPT, {})
+    for key, default in defaults.items():
+        if key in state:
+            value = state[key]
+        elif key in kept:
+            value = kept[key]
+        elif default is not None:
+            value = default
+        else:
+            continue  # no value yet: the page picks one when it draws the widget
+        state[key] = kept[key] = value
+
+
+WIDGETS = {
+    f"ab_{side}_{name}": v for side in ("A", "B") for name, v in side_defaults(side).items()
+} | {
+    "eval_tab": "A/B",
+    "eval_docs_dir": DEFAULT_DOCS,
+    "eval_docs": [],
+    "eval_kinds": [],
+    "qs_merge": False,
+    "ab_k": DEFAULT_KS[-1],
+    "ab_query": None,
+    "ab_pdf_view": "Page image",
+    "ab_page": None,
+    "sw_splitter": "recursive",
+    "sw_unit": "tokens",
+    "sw_sizes": SWEEP_DEFAULTS["tokens"][0],
+    "sw_overlaps": SWEEP_DEFAULTS["tokens"][1],
+    "sw_retriever": "bm25",
+    "sw_prefix": RECOMMENDED.heading_prefix,
+    "sw_neighbours": 0,
+    "sw_merge": RECOMMENDED.merge,
+    "sw_k": DEFAULT_KS[-1],
+    "sw_budget": DEFAULT_BUDGETS[0],
+    "sw_cell": None,
+}
+persist(WIDGETS)
+
+
+def set_query_set(loaded: list[dict[str, Any]], source: str) -> None:
+    """Replace the query set, or add the new ids to it when "add" is on."""
+    if state.qs_merge:
+        state.query_set, skipped = compare.merge(state.query_set, loaded)
+        note = f"Added {n_of(len(loaded) - len(skipped), 'question')} from {source}."
+        if skipped:
+            note += f" Skipped {len(skipped)} whose id is already in the set: {', '.join(skipped)}."
+    else:
+        state.query_set = loaded
+        note = f"Loaded {n_of(len(loaded), 'question')} from {source}."
+    state.qs_notice, state.qs_error = note, None
+
+
+def on_bundled() -> None:
+    loaded = the_bundled_set()
+    if not loaded:
+        state.qs_error = f"The bundled query set is missing or unreadable: {BUNDLED}"
+        return
+    set_query_set(loaded, BUNDLED.name)
+
+
+def on_upload() -> None:
+    """Read an uploaded query set; on failure keep the current set and remember one message."""
+    file = state.qs_upload
+    state.qs_error = state.qs_notice = None
+    if file is None:
+        return
+    try:
+        loaded = compare.read_query_set(file.getvalue(), name=file.name)
+    except ExplorerError as exc:
+        state.qs_error = str(exc)
+        return
+    set_query_set(loaded, file.name)
+
+
+def on_unit(prefix: str) -> None:
+    rng = pipeline.SIZE_RANGES[state[f"{prefix}unit"]]
+    state[f"{prefix}size"], state[f"{prefix}overlap"] = rng.default, rng.overlap
+
+
+def on_sweep_unit() -> None:
+    state.sw_sizes, state.sw_overlaps = SWEEP_DEFAULTS[state.sw_unit]
+
+
+def on_ab_table(ids: list[str]) -> None:
+    rows = state.ab_table.selection.rows
+    if rows and 0 <= rows[0] < len(ids):
+        state.ab_query = ids[rows[0]]
+
+
+def on_sweep_table(cells: list[int]) -> None:
+    rows = state.sw_table.selection.rows
+    if rows and 0 <= rows[0] < len(cells):
+        state.sw_cell = cells[rows[0]]
+
+
+def open_in_explorer(config: EvalConfig, source: str | None = None) -> None:
+    """Show ``config`` on the main page (and the document, when it is one of its samples)."""
+    state.update(compare.explorer_state(config))
+    if source is not None:
+        state.source = source
+    st.switch_page(MAIN_PAGE)
+
+
+def fits_explorer(config: EvalConfig) -> bool:
+    s = config.settings
+    return s.splitter in pipeline.APP_SPLITTERS and s.size == pipeline.SIZE_RANGES[s.unit].clamp(
+        s.size
+    )
+
+
+def explorer_range(config: EvalConfig) -> str:
+    rng = pipeline.SIZE_RANGES[config.settings.unit]
+    return f"the explorer's sizes run from {rng.low} to {rng.high} {config.settings.unit}"
+
+
+def run_failed(exc: Exception) -> str:
+    if isinstance(exc, ExplorerError):
+        return str(exc)
+    return f"The run stopped: {type(exc).__name__}: {exc}"
+
+
+def rank_text(located: bool, rank: int | None) -> str:
+    return "not found" if not located else "never" if rank is None else str(rank)
+
+
+def n_of(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def pct(x: float) -> str:
+    return f"{x:.0%}"
+
+
+# --------------------------------------------------------------------------- sidebar: questions
+
+folder = Path(state.eval_docs_dir).expanduser()
+folder = folder if folder.is_absolute() else REPO / folder
+items: list[dict[str, Any]] = state.query_set
+docs_named = compare.documents_named(items)
+kinds = sorted({str(i["kind"]) for i in items if i.get("kind")})
+state.eval_docs = [d for d in state.eval_docs if d in docs_named]
+state.eval_kinds = [k for k in state.eval_kinds if k in kinds]
+
+with st.sidebar:
+    st.header("Questions to run")
+    st.text_input(
+        "Documents folder",
+        key="eval_docs_dir",
+        help="Where the documents the questions name live. A relative path starts at the "
+        "project folder.",
+    )
+    st.multiselect("Only these documents", docs_named, key="eval_docs", placeholder="All documents")
+    if kinds:
+        st.multiselect("Only these kinds", kinds, key="eval_kinds", placeholder="All kinds")
+
+problem: str | None = None
+try:
+    all_queries = compare.check_query_set(items)
+except QuerySetError as exc:
+    all_queries, problem = [], str(exc)
+chosen = [
+    q
+    for q, item in zip(all_queries, items, strict=False)
+    if (not state.eval_docs or q.doc in state.eval_docs)
+    and (not state.eval_kinds or item.get("kind") in state.eval_kinds)
+]
+if folder.is_dir():
+    absent = sorted({q.doc for q in chosen if not (folder / q.doc).is_file()})
+else:
+    absent = sorted({q.doc for q in chosen})
+queries: list[Query] = [q for q in chosen if q.doc not in absent]
+ws = workspace(str(folder.resolve())) if folder.is_dir() else None
+with st.sidebar:
+    st.caption(
+        f"{len(queries)} of {n_of(len(items), 'question')} will run, over "
+        f"{n_of(len({q.doc for q in queries}), 'document')}."
+    )
+
+# --------------------------------------------------------------------------- page
+
+st.title("Evaluate chunking")
+st.caption(
+    "Does retrieval return the text each answer needs? Every question lists its **evidence**: "
+    "the exact phrases a complete answer needs. A question is *covered at k* when all of them "
+    "lie inside the top k retrieved chunks — choose chunking by that, not by how chunks look."
+)
+if problem:
+    st.error(f"The query set has a problem: {problem}. Fix it in the Query set tab.")
+if not folder.is_dir():
+    st.error(f"The documents folder {folder} does not exist; set it in the sidebar.")
+elif absent:
+    st.warning(
+        f"Left out: questions about {len(absent)} document(s) not in {folder}: "
+        f"{', '.join(absent)}. Copy the files there, or point the sidebar at their folder."
+    )
+
+
+def run_button(label: str, key: str, extra_ok: bool = True) -> bool:
+    ok = bool(queries) and ws is not None and not problem and extra_ok
+    return bool(st.button(label, key=key, type="primary", disabled=not ok))
+
+
+tab_set, tab_ab, tab_sweep = st.tabs(
+    ["Query set", "A/B", "Sweep"], key="eval_tab", on_change="rerun"
+)
+
+# --------------------------------------------------------------------------- tab: query set
+
+if tab_set.open:
+    with tab_set:
+        left, mid, right = st.columns([2, 3, 2], vertical_alignment="bottom")
+        left.button(
+            f"Load the bundled boundary questions ({len(the_bundled_set())})",
+            on_click=on_bundled,
+            key="qs_bundled",
+            help=f"{BUNDLED.relative_to(REPO)}; its documents are in {DEFAULT_DOCS}/",
+        )
+        mid.file_uploader(
+            "Or upload a query set (JSON)", type=["json"], key="qs_upload", on_change=on_upload
+        )
+        right.toggle(
+            "Add to the current set",
+            key="qs_merge",
+            help="Off: a loaded set replaces the questions below. On: its new ids are added.",
+        )
+        if state.qs_error:
+            st.error(state.qs_error)
+        elif state.qs_notice:
+            st.success(state.qs_notice)
+
+        # the editor starts from a snapshot; it is rebuilt when the set changed elsewhere (a
+        # load, or the main page's "add this query") or when its edits were dropped
+        editor_key = f"qs_editor_{state.qs_version}"
+        if state.get("qs_seen") != state.query_set or editor_key not in state:
+            state.qs_version += 1
+            editor_key = f"qs_editor_{state.qs_version}"
+            state.qs_base = compare.editor_rows(state.query_set)
+        doc_options = sorted(
+            {p.name for p in folder.iterdir() if p.is_file()} if folder.is_dir() else set()
+        )
+        doc_options += [d for d in docs_named if d not in doc_options]
+        edited = st.data_editor(
+            pd.DataFrame(state.qs_base, columns=list(compare.EDITOR_COLUMNS)),
+            key=editor_key,
+            num_rows="dynamic",
+            hide_index=True,
+            height=420,
+            column_config={
+                "id": st.column_config.TextColumn("id", width="small", required=True),
+                "doc": st.column_config.SelectboxColumn(
+                    "document", options=doc_options, width=170, required=True
+                ),
+                "query": st.column_config.TextColumn("question", width=300, required=True),
+                "evidence": st.column_config.ListColumn(
+                    "evidence phrases",
+                    width="large",
+                    help="The exact phrases a complete answer needs, one item each (type a "
+                    "phrase and press Enter to add it). Each must occur in the document; case, "
+                    "white space, quote and dash styles are ignored.",
+                ),
+                "kind": st.column_config.TextColumn("kind", width="small"),
+            },
+        )
+        updated = compare.from_editor(edited.to_dict("records"), state.query_set)
+        if updated != state.query_set:
+            state.query_set = updated
+        state.qs_seen = copy.deepcopy(state.query_set)
+        n_phrases = sum(len(i.get("evidence") or []) for i in state.query_set)
+        st.caption(
+            f"{n_of(len(state.query_set), 'question')}, {n_of(n_phrases, 'evidence phrase')}. "
+            "Add a row at the bottom of the table; select rows and press Delete to remove them."
+        )
+        st.download_button(
+            "Download the query set (JSON)",
+            compare.dumps(state.query_set),
+            file_name="query-set.json",
+            mime="application/json",
+            on_click="ignore",
+            key="qs_download",
+        )
+
+# --------------------------------------------------------------------------- tab: A/B
+
+
+def config_inputs(side: str) -> EvalConfig | None:
+    """The inputs of one side; the configuration, or None (with the error shown) if invalid."""
+    p = f"ab_{side}_"
+    st.selectbox(
+        "Splitter",
+        list(pipeline.APP_SPLITTERS),
+        key=p + "splitter",
+        help="  \n".join(f"**{k}**: {v}" for k, v in pipeline.APP_SPLITTERS.items()),
+    )
+    st.selectbox(
+        "Size unit",
+        UNITS,
+        key=p + "unit",
+        format_func=pipeline.UNIT_LABELS.get,
+        on_change=on_unit,
+        args=(p,),
+    )
+    high = pipeline.SIZE_RANGES[state[p + "unit"]].high
+    left, right = st.columns(2)
+    left.number_input("Chunk size", 1, high, key=p + "size")
+    right.number_input("Overlap", 0, high - 1, key=p + "overlap")
+    left.selectbox(
+        "Retriever",
+        RETRIEVERS,
+        key=p + "retriever",
+        format_func=RETRIEVER_LABELS.get,
+        help=RETRIEVER_HELP,
+    )
+    right.number_input("Neighbours", 0, 5, key=p + "neighbours", help=NEIGHBOURS_HELP)
+    left, right = st.columns(2)
+    left.toggle("Prefix heading path", key=p + "prefix", help=PREFIX_HELP)
+    right.toggle("Merge adjacent hits", key=p + "merge", help=MERGE_HELP)
+    try:
+        return EvalConfig(
+            settings=ChunkSettings(
+                splitter=state[p + "splitter"],
+                unit=state[p + "unit"],
+                size=int(state[p + "size"]),
+                overlap=int(state[p + "overlap"]),
+            ),
+            retriever=state[p + "retriever"],
+            heading_prefix=bool(state[p + "prefix"]),
+            neighbours=int(state[p + "neighbours"]),
+            merge=bool(state[p + "merge"]),
+        )
+    except ExplorerError as exc:
+        st.error(str(exc))
+        return None
+
+
+def describe(config: EvalConfig) -> str:
+    s = config.settings
+    out = f"{s.splitter}, {s.size} {s.unit}, overlap {s.overlap}, {config.retriever}"
+    if config.heading_prefix:
+        out += ", heading prefix"
+    if config.neighbours:
+        out += f", ±{config.neighbours} neighbours"
+    if config.merge:
+        out += ", merged hits"
+    return out
+
+
+def show_flips(ra: EvalReport, rb: EvalReport, k: int) -> None:
+    text = {r.query.id: (r.query.query, r.query.doc) for r in ra.results}
+    flips = flipped(ra, rb, k=k)
+    only_a = [qid for qid, a, b in flips if a and not b]
+    only_b = [qid for qid, a, b in flips if b and not a]
+    if not flips:
+        st.info(f"No question flipped at k = {k}: A and B cover the same questions.")
+        return
+    cols = st.columns(2)
+    max_len = max(len(only_a), len(only_b))
+    for col, ids, head, key in (
+        (cols[0], only_a, "Covered with **A**, missed with **B**", "flips_a"),
+        (cols[1], only_b, "Covered with **B**, missed with **A**", "flips_b"),
+    ):
+        with col.container(border=True, key=key, height=360 if max_len > 7 else "content"):
+            st.markdown(f"#### {len(ids)} · {head}")
+            if not ids:
+                st.caption("none")
+            lines = [
+                f"- **{pipeline.md_escape(qid)}** {pipeline.md_escape(text[qid][0])}"
+                f" — *{pipeline.md_escape(text[qid][1])}*"
+                for qid in ids
+            ]
+            if lines:
+                st.markdown("\n".join(lines))
+
+
+def show_boundaries(ra: EvalReport, rb: EvalReport, rows: list[dict[str, Any]]) -> None:
+    assert ws is not None
+    st.subheader("Both sets of boundaries on one document", anchor=False)
+    ids = [r["id"] for r in rows]
+    by_id = {r["id"]: r for r in rows}
+    if state.get("ab_query") not in ids:
+        state.ab_query = ids[0]
+    st.selectbox(
+        "Question (flipped ones first)",
+        ids,
+        key="ab_query",
+        format_func=lambda i: f"{i} · {by_id[i]['flip'] or 'same'} · {by_id[i]['question'][:90]}",
+    )
+    qid = state.ab_query
+    res_a = next(r for r in ra.results if r.query.id == qid)
+    res_b = next(r for r in rb.results if r.query.id == qid)
+    doc = ws.document(res_a.query.doc)
+    chunks_a = ws.chunks(doc.name, ra.config)
+    chunks_b = ws.chunks(doc.name, rb.config)
+    evidence = [
+        render.Highlight(
+            s,
+            e,
+            i,
+            EVIDENCE_COLOR,
+            label=f"E{i + 1}",
+            selected=True,
+            title=f"evidence E{i + 1}: {phrase}",
+        )
+        for i, (phrase, occ) in enumerate(zip(res_a.query.evidence, res_a.located, strict=True))
+        for s, e in occ
+        if e > s
+    ]
+    sets = compare.compare_boundaries(chunks_a, chunks_b)
+    st.caption(
+        f"**{pipeline.md_escape(doc.name)}**: A makes {len(chunks_a)} chunks, B {len(chunks_b)}. "
+        f"Chunk starts only in A: {len(sets.only_a)}, only in B: {len(sets.only_b)}, in both: "
+        f"{len(sets.both)}. Yellow: the evidence phrases E1, E2… this question needs."
+    )
+    st.html(render.marker_legend(compare.LEGEND))
+    spans = ",".join(f"{h.start}-{h.end}" for h in evidence)
+    key = "|".join([doc.sha256, ra.config.settings.key(), rb.config.settings.key(), spans])
+    key = hashlib.sha256(key.encode()).hexdigest()
+    if doc.kind == "pdf":
+        st.radio("PDF view", ["Page image", "Extracted text"], key="ab_pdf_view", horizontal=True)
+    if doc.kind == "pdf" and state.ab_pdf_view == "Page image":
+        pdf = (folder / doc.name).read_bytes()
+        n_pages = max(len(doc.pages), 1)
+        if state.get("ab_page_for") != key or state.get("ab_page") is None:  # turn to E1
+            first = doc.page_span(evidence[0].start, evidence[0].end)[0] if evidence else None
+            state.ab_page, state.ab_page_for = first or 1, key
+        state.ab_page = max(1, min(n_pages, int(state.ab_page)))
+        st.number_input(f"Page (of {n_pages})", 1, n_pages, key="ab_page")
+        png = boundary_png(key, state.ab_page, pdf, doc, chunks_a, chunks_b, evidence)
+        st.image(png, caption=f"{pipeline.md_escape(doc.name)}, page {state.ab_page}")
+    else:
+        html = boundary_html(key, doc, chunks_a, chunks_b, evidence)
+        with st.container(height=560, key="ab_doc"):
+            st.html(html)
+        if evidence:  # our own script, no document content: scroll to the first evidence badge
+            st.html(pipeline.scroll_script(evidence[0].index), unsafe_allow_javascript=True)
+    details = compare.phrase_details(res_a, res_b, chunks_a, chunks_b)
+    st.dataframe(
+        [
+            {
+                "evidence": f"E{n} · {d.phrase}",
+                "A rank": rank_text(d.located, d.rank_a),
+                "A cut": d.cut_a,
+                "B rank": rank_text(d.located, d.rank_b),
+                "B cut": d.cut_b,
+            }
+            for n, d in enumerate(details, 1)
+        ],
+        hide_index=True,
+        key="ab_phrases",
+        column_config={
+            "A rank": st.column_config.TextColumn(help="Top hits needed to hold it under A"),
+            "B rank": st.column_config.TextColumn(help="Top hits needed to hold it under B"),
+            "A cut": st.column_config.CheckboxColumn(help="A boundary cuts it under A"),
+            "B cut": st.column_config.CheckboxColumn(help="A boundary cuts it under B"),
+        },
+    )
+    samples = {p.name for p in pipeline.sample_paths()}
+    source = doc.name if doc.name in samples else None
+    left, right, _ = st.columns([1, 1, 2])
+    for col, name, config in ((left, "A", ra.config), (right, "B", rb.config)):
+        fits = fits_explorer(config)
+        if col.button(
+            f"Open {name} in the explorer",
+            key=f"ab_open_{name}",
+            disabled=not fits,
+            help=(
+                f"Show {describe(config)} on the main page"
+                + (f", with {doc.name}" if source else "")
+                if fits
+                else explorer_range(config)
+            ),
+        ):
+            open_in_explorer(config, source)
+
+
+if tab_ab.open:
+    with tab_ab:
+        cols = st.columns(2, gap="large")
+        configs: list[EvalConfig | None] = []
+        for col, side in zip(cols, ("A", "B"), strict=True):
+            with col.container(border=True, key=f"ab_box_{side}"):
+                st.markdown(f"**Configuration {side}**")
+                configs.append(config_inputs(side))
+        cfg_a, cfg_b = configs
+        ready = cfg_a is not None and cfg_b is not None
+        if run_button(f"Run A and B on {n_of(len(queries), 'question')}", "ab_run", ready):
+            assert ws is not None and cfg_a is not None and cfg_b is not None
+            bar = st.progress(0.0, text="Starting…")
+            t0 = time.monotonic()
+            try:
+                rep_a = compare.run_eval(
+                    queries,
+                    ws,
+                    cfg_a,
+                    progress=lambda f, m: bar.progress(f / 2, text=f"A · {m}"),
+                )
+                rep_b = compare.run_eval(
+                    queries,
+                    ws,
+                    cfg_b,
+                    progress=lambda f, m: bar.progress(0.5 + f / 2, text=f"B · {m}"),
+                )
+            except Exception as exc:  # a typed error, or a bug: one message, no traceback
+                st.error(run_failed(exc))
+            else:
+                state.ab_result = {"a": rep_a, "b": rep_b, "seconds": time.monotonic() - t0}
+                state.pop("ab_query", None)
+            bar.empty()
+        result = state.get("ab_result")
+        if result is None:
+            st.caption(
+                "Run both configurations to see which questions each one covers. BM25 runs in "
+                "seconds over all 75 bundled questions; dense and hybrid take longer the "
+                "first time, while they embed the chunks."
+            )
+        else:
+            ra, rb = result["a"], result["b"]
+            if (ra.config, rb.config) != (cfg_a, cfg_b):
+                st.warning("The settings above changed since this run; run again to update.")
+            st.caption(
+                f"A: {describe(ra.config)} · B: {describe(rb.config)} · "
+                f"{n_of(len(ra.results), 'question')} · {result['seconds']:.1f} s"
+            )
+            st.segmented_control("Hits retrieved (k)", list(ra.ks), key="ab_k", required=True)
+            k = state.ab_k if state.ab_k in ra.ks else ra.ks[-1]
+            cov_a, cov_b = ra.coverage_at_k[k], rb.coverage_at_k[k]
+            mcols = st.columns(4)
+            mcols[0].metric(f"Coverage@{k} with A", pct(cov_a))
+            mcols[1].metric(
+                f"Coverage@{k} with B",
+                pct(cov_b),
+                delta=f"{(cov_b - cov_a) * 100:+.0f} points",
+                delta_color="normal" if cov_b != cov_a else "off",
+            )
+            mcols[2].metric("Chunks A / B", f"{ra.chunks:,} / {rb.chunks:,}")
+            mcols[3].metric(
+                "Index tokens A / B",
+                f"{ra.index_tokens:,} / {rb.index_tokens:,}",
+                help="cl100k tokens over all chunks of the documents: what an index holds.",
+            )
+            st.subheader(f"Questions that flipped at k = {k}", anchor=False)
+            show_flips(ra, rb, k)
+            with st.expander("All measures, A next to B"):
+                st.dataframe(compare.summary_rows(ra, rb), hide_index=True, key="ab_summary")
+            assert ws is not None
+            rows = compare.ab_rows(ra, rb, ws, k=k)
+            st.subheader("Every question", anchor=False)
+            st.caption("Pick a row to draw its document with both sets of boundaries below.")
+            st.dataframe(
+                rows,
+                hide_index=True,
+                key="ab_table",
+                on_select=lambda: on_ab_table([r["id"] for r in rows]),
+                selection_mode="single-row",
+                column_order=["flip", "id", "A", "B", "A ranks", "B ranks", "question", "document"],
+                column_config={
+                    "flip": st.column_config.TextColumn("flipped", width="small"),
+                    "question": st.column_config.TextColumn(width="large"),
+                    "A": st.column_config.CheckboxColumn(f"A covers@{k}", width="small"),
+                    "B": st.column_config.CheckboxColumn(f"B covers@{k}", width="small"),
+                    "A ranks": st.column_config.TextColumn(
+                        "A: evidence ranks",
+                        help="For each evidence phrase, how many top hits it takes to hold it "
+                        "whole; ✂: no single chunk holds it (a boundary cuts it).",
+                    ),
+                    "B ranks": st.column_config.TextColumn(
+                        "B: evidence ranks", help="As for A, under configuration B."
+                    ),
+                },
+            )
+            if rows:
+                show_boundaries(ra, rb, rows)
+
+# --------------------------------------------------------------------------- tab: sweep
+
+
+def sweep_charts(reports: Sequence[EvalReport], k: int, budget: int, picked: int) -> None:
+    rows = compare.sweep_rows(reports)
+    unit = reports[0].config.settings.unit
+    specs = [
+        (f"coverage@{k}", f"Coverage@{k}: questions with all evidence in the top {k}", True),
+        (
+            f"coverage@{budget} tokens",
+            f"Coverage@{budget} tokens: all evidence within a {budget}-token budget",
+            True,
+        ),
+        ("chunks", "Chunks over all documents", False),
+        ("index tokens", "Index size (cl100k tokens over all chunks)", False),
+    ]
+    for n in range(0, len(specs), 2):
+        cols = st.columns(2)
+        for col, (column, title, percent) in zip(cols, specs[n : n + 2], strict=True):
+            fig = compare.sweep_figure(
+                rows, column, title=title, unit=unit, percent=percent, picked=picked
+            )
+            col.plotly_chart(fig, key=f"sw_chart_{column}")
+
+
+if tab_sweep.open:
+    with tab_sweep:
+        st.caption(
+            "One splitter over every size × overlap pair (overlap below size). Documents, chunks "
+            "and embeddings are shared across cells, so cells with the same chunks cost nothing."
+        )
+        cols = st.columns(4)
+        cols[0].selectbox(
+            "Splitter",
+            list(pipeline.APP_SPLITTERS),
+            key="sw_splitter",
+            help="  \n".join(f"**{k}**: {v}" for k, v in pipeline.APP_SPLITTERS.items()),
+        )
+        cols[1].selectbox(
+            "Size unit",
+            UNITS,
+            key="sw_unit",
+            format_func=pipeline.UNIT_LABELS.get,
+            on_change=on_sweep_unit,
+        )
+        cols[2].text_input(
+            "Chunk sizes",
+            key="sw_sizes",
+            help='A list such as "128, 256, 512", or start:stop:step such as "128:512:128".',
+        )
+        cols[3].text_input(
+            "Overlaps", key="sw_overlaps", help='A list such as "0, 64", or start:stop:step.'
+        )
+        cols = st.columns(4, vertical_alignment="bottom")
+        cols[0].selectbox(
+            "Retriever",
+            RETRIEVERS,
+            key="sw_retriever",
+            format_func=RETRIEVER_LABELS.get,
+            help=RETRIEVER_HELP,
+        )
+        cols[1].number_input("Neighbours", 0, 5, key="sw_neighbours", help=NEIGHBOURS_HELP)
+        with cols[2]:
+            st.toggle("Prefix heading path", key="sw_prefix", help=PREFIX_HELP)
+            st.toggle("Merge adjacent hits", key="sw_merge", help=MERGE_HELP)
+        grid_error: str | None = None
+        cells: list[tuple[int, int]] = []
+        base: EvalConfig | None = None
+        try:
+            sizes = compare.parse_int_list(state.sw_sizes, name="chunk sizes", minimum=1)
+            overlaps = compare.parse_int_list(state.sw_overlaps, name="overlaps", minimum=0)
+            cells = compare.sweep_cells(sizes, overlaps)
+            if not cells:
+                raise ExplorerError("no cell has an overlap smaller than its size")
+            base = EvalConfig(
+                settings=ChunkSettings(
+                    splitter=state.sw_splitter, unit=state.sw_unit, size=max(sizes), overlap=0
+                ),
+                retriever=state.sw_retriever,
+                heading_prefix=bool(state.sw_prefix),
+                neighbours=int(state.sw_neighbours),
+                merge=bool(state.sw_merge),
+            )
+        except ExplorerError as exc:
+            grid_error = str(exc)
+        with cols[3]:
+            clicked = run_button(
+                f"Run {n_of(len(cells), 'cell')} × {n_of(len(queries), 'question')}",
+                "sw_run",
+                not grid_error,
+            )
+        if grid_error:
+            st.error(grid_error)
+        if clicked and base is not None:
+            assert ws is not None
+            bar = st.progress(0.0, text="Starting…")
+            t0 = time.monotonic()
+            try:
+                reports = compare.run_sweep(
+                    queries,
+                    ws,
+                    base,
+                    sizes=sizes,
+                    overlaps=overlaps,
+                    progress=lambda f, m: bar.progress(f, text=m),
+                )
+            except Exception as exc:  # a typed error, or a bug: one message, no traceback
+                st.error(run_failed(exc))
+            else:
+                state.sweep_result = {"reports": reports, "seconds": time.monotonic() - t0}
+                state.sw_cell = compare.best_cell(reports, k=state.sw_k)
+            bar.empty()
+        sweep = state.get("sweep_result")
+        if sweep is None:
+            st.caption("Run the sweep to chart coverage, chunk count and index size.")
+        else:
+            reports = sweep["reports"]
+            first = reports[0]
+            st.caption(
+                f"{first.config.settings.splitter}, {first.config.retriever}: "
+                f"{n_of(len(reports), 'cell')} × {n_of(len(first.results), 'question')} in "
+                f"{sweep['seconds']:.1f} s"
+            )
+            left, right, _ = st.columns([1, 1, 2])
+            left.segmented_control("k", list(first.ks), key="sw_k", required=True)
+            right.segmented_control(
+                "Token budget", list(first.budgets), key="sw_budget", required=True
+            )
+            k = state.sw_k if state.sw_k in first.ks else first.ks[-1]
+            budget = state.sw_budget if state.sw_budget in first.budgets else first.budgets[0]
+            if state.get("sw_cell") not in range(len(reports)):
+                state.sw_cell = compare.best_cell(reports, k=k)
+            sweep_charts(reports, k, budget, state.sw_cell)
+            rows = compare.sweep_rows(reports)
+            st.dataframe(
+                [
+                    {c: v * 100 if c.startswith("coverage@") else v for c, v in r.items()}
+                    for r in rows
+                ],
+                hide_index=True,
+                key="sw_table",
+                on_select=lambda: on_sweep_table([r["cell"] for r in rows]),
+                selection_mode="single-row",
+                column_config={
+                    "cell": st.column_config.NumberColumn(width="small"),
+                    **{
+                        c: st.column_config.ProgressColumn(
+                            c, min_value=0, max_value=100, format="%.0f%%", width=110
+                        )
+                        for c in rows[0]
+                        if c.startswith("coverage@")
+                    },
+                },
+            )
+
+            def cell_label(n: int) -> str:
+                s = reports[n].config.settings
+                return (
+                    f"cell {n}: size {s.size}, overlap {s.overlap} — coverage@{k} "
+                    f"{pct(reports[n].coverage_at_k[k])}, {reports[n].chunks:,} chunks"
+                )
+
+            left, right = st.columns([3, 2], vertical_alignment="bottom")
+            left.selectbox(
+                "Cell (or pick a row in the table)",
+                list(range(len(reports))),
+                key="sw_cell",
+                format_func=cell_label,
+            )
+            picked = reports[state.sw_cell].config
+            fits = fits_explorer(picked)
+            if right.button(
+                "Load this configuration into the explorer",
+                key="sw_load",
+                type="primary",
+                disabled=not fits,
+                help=(
+                    "Sets the main page's splitter, unit, size, overlap and heading prefix, "
+                    "and opens it."
+                    if fits
+                    else explorer_range(picked)
+                ),
+            ):
+                open_in_explorer(picked)
+
+# values this run chose (the best cell, a page) are kept too
+state[KEPT].update({key: state[key] for key in WIDGETS if key in state})

@@ -1,0 +1,385 @@
+"""The Evaluate page through ``AppTest``: query sets load, edit and fail cleanly; A/B shows the
+questions that flipped and one document with both sets of boundaries; the sweep charts its grid
+and loads a cell into the main page.
+
+Most tests open ``pages/evaluate.py`` on its own (``AppTest.from_file``). Loading a configuration
+ends in ``st.switch_page("app.py")``, which only resolves when the app's own script is the main
+one, so that test starts from ``app.py`` and switches to the page, as a person would. Everything
+runs with BM25 over small subsets of the bundled questions, so no embedding model is loaded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.documents import load_path
+from explorer.splitters import ChunkSettings, split
+from tests.conftest import REPO, SAMPLES
+
+PAGE = str(REPO / "pages" / "evaluate.py")
+APP = str(REPO / "app.py")
+BUNDLED = json.loads((REPO / "queries" / "boundary-questions.json").read_text(encoding="utf-8"))
+REFUND = {
+    "id": "refund",
+    "doc": "refund-policy.md",
+    "query": "How long do I have to ask for a refund?",
+    "evidence": [
+        "Refunds are available within seven days.",
+        "This does not apply to downloaded materials.",
+    ],
+}
+
+
+def questions(doc: str) -> list[dict[str, Any]]:
+    return [q for q in BUNDLED if q["doc"] == doc]
+
+
+def assert_ok(at: AppTest, *, errors: int = 0) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.error) == errors, [e.value for e in at.error]
+
+
+def assert_no_exception(at: AppTest) -> None:
+    """On the main page, which may show its own messages (an incomplete evidence check)."""
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def open_page(**state: Any) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert_ok(at)
+    return at
+
+
+def markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def frame(at: AppTest, column: str) -> Any:
+    """The first table with ``column`` (tables without a selection have no key here)."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def set_side(at: AppTest, side: str, **values: Any) -> None:
+    for name, value in values.items():
+        at.session_state[f"ab_{side}_{name}"] = value
+
+
+# --------------------------------------------------------------------------- first view
+
+
+def test_opens_on_a_b_with_the_bundled_questions() -> None:
+    at = open_page()
+    assert len(at.session_state["query_set"]) == 75
+    assert at.button(key="ab_run").label == "Run A and B on 75 questions"
+    assert not at.button(key="ab_run").disabled
+    assert at.selectbox(key="ab_A_retriever").value == "bm25"  # quick by default
+    assert at.selectbox(key="ab_B_splitter").value == "structure"  # B starts as recommended
+
+
+def test_a_starts_as_the_main_page_settings() -> None:
+    at = open_page(splitter="sentence", unit="words", size=120, overlap=10, prefix=True)
+    assert at.selectbox(key="ab_A_splitter").value == "sentence"
+    assert at.selectbox(key="ab_A_unit").value == "words"
+    assert (at.number_input(key="ab_A_size").value, at.number_input(key="ab_A_overlap").value) == (
+        120,
+        10,
+    )
+    assert at.toggle(key="ab_A_prefix").value is True
+
+
+def test_questions_added_by_the_main_page_are_used() -> None:
+    added = {**REFUND, "id": "mine-1"}
+    at = open_page(query_set=[added])
+    assert at.button(key="ab_run").label == "Run A and B on 1 question"
+
+
+def test_a_question_about_a_missing_document_is_left_out_with_a_warning() -> None:
+    at = open_page(query_set=[REFUND, {**REFUND, "id": "gone", "doc": "nowhere.md"}])
+    assert any("nowhere.md" in w.value for w in at.warning)
+    assert at.button(key="ab_run").label == "Run A and B on 1 question"
+
+
+def test_an_invalid_query_set_is_one_error_and_disables_the_runs() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["query_set"] = [REFUND, {"id": "x", "doc": "refund-policy.md", "query": ""}]
+    at.run()
+    assert_ok(at, errors=1)
+    assert "entry 2" in at.error[0].value and "'query'" in at.error[0].value
+    assert at.button(key="ab_run").disabled
+
+
+def test_document_and_kind_filters_choose_the_questions() -> None:
+    at = open_page(eval_docs=["refund-policy.md", "writing-guide.md"])
+    assert at.button(key="ab_run").label == "Run A and B on 10 questions"
+    at.multiselect(key="eval_kinds").set_value(["rule+exception"]).run()
+    assert_ok(at)
+    assert at.button(key="ab_run").label == "Run A and B on 3 questions"
+
+
+# --------------------------------------------------------------------------- A/B
+
+
+def test_a_b_shows_the_refund_question_flipping() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["query_set"] = [REFUND]
+    set_side(at, "A", splitter="fixed", unit="chars", size=40, overlap=0, retriever="bm25")
+    set_side(at, "B", splitter="structure", unit="tokens", size=256, overlap=0, retriever="bm25")
+    at.run()
+    assert_ok(at)
+    at.button(key="ab_run").click().run()
+    assert_ok(at)
+    text = markdown(at)
+    assert "#### 0 · Covered with **A**, missed with **B**" in text
+    assert "#### 1 · Covered with **B**, missed with **A**" in text
+    assert "**refund** How long do I have to ask for a refund?" in text
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Coverage@5 with A"] == "0%" and metrics["Coverage@5 with B"] == "100%"
+    table = at.dataframe(key="ab_table").value
+    assert list(table["flip"]) == ["B only"] and list(table["B ranks"]) == ["1 · 1"]
+    # the document, drawn once with both sets of boundaries and the evidence
+    doc = next(h.value for h in at.html if 'class="ce-doc ce-md"' in h.value)
+    assert doc.count("border-left-color:#1d4ed8") > 50  # every 40 characters in A only
+    assert doc.count("border-left-color:#c2410c") >= 1  # a heading B starts at, A does not
+    assert doc.count('class="ce-badge ce-selected"') == 2  # evidence E1 and E2
+    phrases = frame(at, "A cut")
+    assert list(phrases["A cut"]) == [True, True] and list(phrases["B cut"]) == [False, False]
+    # a smaller k is read from the same run
+    at.segmented_control(key="ab_k").set_value(1).run()
+    assert_ok(at)
+    assert "Questions that flipped at k = 1" in [s.value for s in at.subheader]
+
+
+def test_a_b_without_flips_says_so_and_a_pdf_question_shows_its_page() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["query_set"] = questions("field-manual.pdf")[:1]
+    same = {"splitter": "structure", "unit": "tokens", "size": 256, "overlap": 0, "prefix": True}
+    set_side(at, "A", **same)
+    set_side(at, "B", **same)
+    at.run()
+    at.button(key="ab_run").click().run()
+    assert_ok(at)
+    assert any("No question flipped at k = 5" in i.value for i in at.info)
+    assert at.session_state["ab_pdf_view"] == "Page image"
+    assert len(at.get("image")) == 1
+    at.radio(key="ab_pdf_view").set_value("Extracted text").run()
+    assert_ok(at)
+    assert any('class="ce-doc ce-plain"' in h.value for h in at.html)
+
+
+def test_changed_settings_after_a_run_are_flagged() -> None:
+    at = open_page(query_set=[REFUND])
+    at.button(key="ab_run").click().run()
+    at.number_input(key="ab_B_size").set_value(200).run()
+    assert_ok(at)
+    assert any("changed since this run" in w.value for w in at.warning)
+
+
+def test_an_impossible_configuration_is_one_error() -> None:
+    at = open_page(query_set=[REFUND])
+    at.number_input(key="ab_A_overlap").set_value(500).run()  # above the size, 128
+    assert_ok(at, errors=1)
+    assert "overlap (500) must be smaller than size (128)" in at.error[0].value
+    assert at.button(key="ab_run").disabled
+
+
+# --------------------------------------------------------------------------- sweep
+
+
+def test_sweep_renders_its_grid_and_charts() -> None:
+    at = open_page(query_set=questions("refund-policy.md"), eval_tab="Sweep")
+    assert at.button(key="sw_run").label == "Run 6 cells × 6 questions"
+    at.text_input(key="sw_sizes").set_value("64:256:64").run()
+    at.text_input(key="sw_overlaps").set_value("0, 32").run()
+    assert at.button(key="sw_run").label == "Run 8 cells × 6 questions"
+    at.button(key="sw_run").click().run()
+    assert_ok(at)
+    assert len(at.get("plotly_chart")) == 4
+    table = at.dataframe(key="sw_table").value
+    assert list(zip(table["size"], table["overlap"], strict=True)) == [
+        (s, o) for s in (64, 128, 192, 256) for o in (0, 32)
+    ]
+    best = at.selectbox(key="sw_cell").value
+    assert table["coverage@5"][best] == table["coverage@5"].max()
+    at.segmented_control(key="sw_budget").set_value(1024).run()
+    assert_ok(at)
+    # a new unit brings sizes that suit it
+    at.selectbox(key="sw_unit").set_value("chars").run()
+    assert at.text_input(key="sw_sizes").value == "400, 800, 1600"
+
+
+@pytest.mark.parametrize(
+    ("sizes", "overlaps", "message"),
+    [("abc", "0", "cannot read 'abc'"), ("64", "64", "no cell has an overlap smaller")],
+)
+def test_a_bad_grid_is_one_error(sizes: str, overlaps: str, message: str) -> None:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["query_set"] = [REFUND]
+    at.session_state["eval_tab"] = "Sweep"
+    at.session_state["sw_sizes"], at.session_state["sw_overlaps"] = sizes, overlaps
+    at.run()
+    assert_ok(at, errors=1)
+    assert message in at.error[0].value
+    assert at.button(key="sw_run").disabled
+
+
+def test_load_this_configuration_sets_the_main_page() -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert_no_exception(at)
+    at.switch_page("pages/evaluate.py")
+    at.session_state["query_set"] = questions("refund-policy.md")
+    at.session_state["eval_tab"] = "Sweep"
+    at.session_state["sw_splitter"] = "sentence"
+    at.session_state["sw_unit"] = "words"
+    at.session_state["sw_sizes"], at.session_state["sw_overlaps"] = "60, 120", "0, 20"
+    at.session_state["sw_prefix"] = False
+    at.run()
+    assert_ok(at)
+    at.button(key="sw_run").click().run()
+    assert_ok(at)
+    at.selectbox(key="sw_cell").set_value(3).run()  # size 120, overlap 20
+    at.button(key="sw_load").click().run()
+    assert_no_exception(at)
+    assert [t.value for t in at.title] == ["Chunk Explorer"]  # the main page now
+    state = {k: at.session_state[k] for k in ("splitter", "unit", "size", "overlap", "prefix")}
+    assert state == {
+        "splitter": "sentence",
+        "unit": "words",
+        "size": 120,
+        "overlap": 20,
+        "prefix": False,
+    }
+    assert (at.session_state["size_exact"], at.session_state["overlap_exact"]) == (120, 20)
+    doc = load_path(SAMPLES / at.session_state["source"])
+    expected = split(doc, ChunkSettings(splitter="sentence", unit="words", size=120, overlap=20))
+    chunks = next(m.value for m in at.metric if m.label == "Chunks")
+    assert int(chunks) == len(expected)
+
+
+def test_open_a_b_side_in_the_explorer_brings_its_document() -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.switch_page("pages/evaluate.py")
+    at.session_state["query_set"] = questions("writing-guide.md")[:1]
+    at.run()
+    at.button(key="ab_run").click().run()
+    assert_ok(at)
+    at.button(key="ab_open_B").click().run()
+    assert_no_exception(at)
+    assert at.session_state["source"] == "writing-guide.md"
+    assert (at.session_state["splitter"], at.session_state["size"]) == ("structure", 256)
+    assert at.session_state["prefix"] is True
+
+
+# --------------------------------------------------------------------------- query set
+
+
+def upload(at: AppTest, name: str, data: bytes) -> None:
+    at.file_uploader(key="qs_upload").set_value((name, data, "application/json")).run()
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b'[{"id": "a", ', "not valid JSON"),
+        (b'{"questions": []}', "expected a JSON list"),
+        (b'[{"id": "a", "doc": "d.md", "query": "q", "evidence": "one"}]', "must be a list"),
+        (b"\x89PNG\r\n", "not UTF-8"),
+    ],
+)
+def test_a_bad_query_file_is_one_error_and_nothing_is_lost(data: bytes, message: str) -> None:
+    at = open_page(eval_tab="Query set")
+    before = at.session_state["query_set"]
+    upload(at, "mine.json", data)
+    assert_ok(at, errors=1)
+    assert at.error[0].value.startswith("mine.json: ") and message in at.error[0].value
+    assert at.session_state["query_set"] == before
+    # still usable: the bundled set loads again and the error goes
+    at.button(key="qs_bundled").click().run()
+    assert_ok(at)
+
+
+def test_a_good_query_file_replaces_or_adds_and_downloads_again() -> None:
+    at = open_page(eval_tab="Query set")
+    upload(at, "mine.json", json.dumps([REFUND]).encode())
+    assert_ok(at)
+    assert at.session_state["query_set"] == [REFUND]
+    assert any("Loaded 1 question from mine.json" in s.value for s in at.success)
+    assert len(at.data_editor) == 1
+    # adding: the bundled set after it, no duplicates
+    at.toggle(key="qs_merge").set_value(True).run()
+    at.button(key="qs_bundled").click().run()
+    assert_ok(at)
+    ids = [q["id"] for q in at.session_state["query_set"]]
+    assert ids[0] == "refund" and len(ids) == 76 == len(set(ids))
+    assert at.download_button(key="qs_download").label == "Download the query set (JSON)"
+
+
+def test_the_editor_shows_the_current_set() -> None:
+    at = open_page(eval_tab="Query set", query_set=[{**REFUND, "kind": "rule+exception"}])
+    table = at.data_editor[0].value
+    assert list(table.columns) == ["id", "doc", "query", "evidence", "kind"]
+    assert list(table["evidence"][0]) == REFUND["evidence"]
+    assert at.session_state["query_set"][0]["kind"] == "rule+exception"
+
+
+# --------------------------------------------------------------------------- state
+
+
+def test_settings_survive_hidden_tabs_and_the_main_page() -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.switch_page("pages/evaluate.py")
+    at.session_state["query_set"] = [REFUND]
+    at.run()
+    at.number_input(key="ab_A_size").set_value(77).run()
+    at.session_state["eval_tab"] = "Sweep"  # the A/B inputs are not drawn now
+    at.run()
+    at.text_input(key="sw_sizes").set_value("100, 200").run()
+    at.session_state["eval_tab"] = "A/B"
+    at.run()
+    assert_ok(at)
+    assert at.number_input(key="ab_A_size").value == 77
+    at.session_state["eval_tab"] = "Sweep"
+    at.run()
+    assert at.text_input(key="sw_sizes").value == "100, 200"
+    at.session_state["eval_tab"] = "A/B"
+    at.run()
+    at.switch_page("app.py")
+    at.run()
+    assert_no_exception(at)
+    at.switch_page("pages/evaluate.py")
+    at.run()
+    assert_ok(at)
+    assert at.number_input(key="ab_A_size").value == 77
+
+
+def test_a_failure_during_a_run_is_one_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer import compare
+    from explorer.embeddings import EmbeddingError
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise EmbeddingError("cannot load embedding model 'x' offline")
+
+    def buggy(*args: Any, **kwargs: Any) -> Any:
+        raise KeyError("oops")
+
+    for fake, message in ((broken, "cannot load embedding model"), (buggy, "KeyError")):
+        monkeypatch.setattr(compare, "run_eval", fake)
+        monkeypatch.setattr(compare, "run_sweep", fake)
+        at = open_page(query_set=[REFUND])
+        at.button(key="ab_run").click().run()
+        assert_ok(at, errors=1)
+        assert message in at.error[0].value
+        at.session_state["eval_tab"] = "Sweep"
+        at.run()
+        at.button(key="sw_run").click().run()
+        assert_ok(at, errors=1)
+        assert message in at.error[0].value
