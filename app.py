@@ -1,23 +1,39 @@
 """Chunk Explorer: see what chunking does to a document before you build a RAG index.
 
 Run with ``streamlit run app.py``. The page reads top to bottom as the UI does: cached work,
-callbacks, the sidebar (document, chunking, view), then the document with its chunks, the
+callbacks, the sidebar (document, chunking, embedding, view), then the overview, the query
+panel (question, evidence, hits and verdict), the document with its chunks or hits, the
 selected chunk, charts, the table and the export.
+
+The embedding model (and ``sentence_transformers``, slow to import) is loaded only when a
+question is asked with the dense or hybrid retriever, or the semantic splitter is picked.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-from explorer import charts, pipeline, render
-from explorer.diagnostics import ISSUES, Diagnosis, diagnose, embedded_text
+from explorer import charts, evidence, pipeline, render
+from explorer.diagnostics import ISSUES, Diagnosis, diagnose
 from explorer.documents import Document, load_document
+from explorer.embeddings import BUNDLED, Embedder, Progress
 from explorer.errors import ExplorerError
 from explorer.export import chunk_record, manifest, to_jsonl
 from explorer.measures import DEFAULT_ENCODING, MODEL_WINDOW, UNITS, Measure, get_measure
+from explorer.retrieval import (
+    RETRIEVERS,
+    ChunkIndex,
+    ContextPiece,
+    Hit,
+    context_pieces,
+    context_tokens,
+)
+from explorer.retrieval import embedded_text as embedded
 from explorer.splitters import RECURSIVE_LEVELS, Chunk, ChunkSettings, split
 
 st.set_page_config(page_title="Chunk Explorer", page_icon="🧩", layout="wide")
@@ -39,6 +55,36 @@ def load(sha256: str, name: str, _data: bytes) -> Document:
 @st.cache_data(max_entries=32, show_spinner="Chunking…")
 def chunk(sha256: str, settings_key: str, _doc: Document, _settings: ChunkSettings) -> list[Chunk]:
     return split(_doc, _settings)
+
+
+@st.cache_resource(show_spinner="Loading the embedding model (the first time takes a while)…")
+def load_embedder(model: str) -> Embedder:
+    """One embedder per model name: its vectors are cached by exact text, so a changed setting
+    embeds only the chunks whose text changed. Raises EmbeddingError (not cached: retried)."""
+    emb = Embedder(model)
+    emb.model  # noqa: B018 - load now, inside the spinner, and fail here if it cannot load
+    return emb
+
+
+@st.cache_resource(show_spinner=False)
+def semantic_memo() -> dict[str, list[Chunk]]:
+    """Semantic chunkings by document, settings and model. Not st.cache_data: the progress bar
+    drawn while embedding would be replayed from the cache."""
+    return {}
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def chunk_index(
+    sha256: str,
+    chunking_key: str,
+    prefix: bool,
+    model: str,
+    _chunks: list[Chunk],
+    _embedder: Embedder | None,
+) -> ChunkIndex:
+    """The chunks ready for retrieval: BM25 built on first use, vectors embedded on first dense
+    use (``model`` is "" for an index without an embedder)."""
+    return ChunkIndex(_chunks, embedder=_embedder, heading_prefix=prefix)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -74,18 +120,64 @@ def page_count(sha256: str, _pdf: bytes) -> int:
     return render.pdf_page_count(_pdf)
 
 
+def highlights_key(highlights: Sequence[render.Highlight]) -> str:
+    """A cache key for drawn highlights: every field of every one (they are frozen records)."""
+    return hashlib.sha256(repr(list(highlights)).encode()).hexdigest()[:16]
+
+
+def embedding_progress(what: str) -> tuple[Progress, DeltaGenerator]:
+    """A progress bar and the callback that moves it (``progress(done, total)``)."""
+    bar = st.progress(0.0, text=f"Embedding {what}…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(
+            done / total if total else 1.0, text=f"Embedding {what}: {done:,} of {total:,}"
+        )
+
+    return progress, bar
+
+
+def semantic_chunks(doc: Document, settings: ChunkSettings, model: str) -> list[Chunk]:
+    """Semantic chunks, embedding the sentence groups (with a progress bar) the first time."""
+    key = f"{doc.sha256}|{settings.key()}|{model}"
+    memo = semantic_memo()
+    if key not in memo:
+        emb = load_embedder(model)
+        progress, bar = embedding_progress("sentence groups for the semantic splitter")
+        try:
+            found = split(
+                doc,
+                settings,
+                embed=lambda texts: pipeline.embed_longest_first(emb, texts, progress=progress),
+            )
+        finally:
+            bar.empty()
+        pipeline.remember(memo, key, found, keep=16)
+    return memo[key]
+
+
 # --------------------------------------------------------------------------- state & callbacks
 
 UPLOAD_LIMIT_MB = int(st.get_option("server.maxUploadSize"))
+START = pipeline.DEMO
 state = st.session_state
 state.setdefault("uploads", {})  # display name -> (file name, sha256, bytes) of loaded uploads
 state.setdefault("upload_error", None)
-state.setdefault("splitter", "recursive")
-state.setdefault("unit", "tokens")
-state.setdefault("size", pipeline.SIZE_RANGES[state.unit].default)
-state.setdefault("overlap", pipeline.SIZE_RANGES[state.unit].overlap)
+state.setdefault("splitter", START.settings.splitter)
+state.setdefault("unit", START.settings.unit)
+state.setdefault("size", START.settings.size)
+state.setdefault("overlap", START.settings.overlap)
 state.setdefault("separators", list(RECURSIVE_LEVELS))
+state.setdefault("percentile", START.settings.percentile)
+state.setdefault("model", BUNDLED)
 state.setdefault("prefix", False)
+state.setdefault("retriever", START.retriever)
+state.setdefault("k", START.k)
+state.setdefault("neighbours", 0)
+state.setdefault("section", False)
+state.setdefault("merge", True)
+state.setdefault("view", "Query hits")
+state.setdefault("queries", {})  # document -> (question, evidence) last typed for it
 state.setdefault("only_flagged", False)
 state.setdefault("raw", False)
 state.setdefault("pdf_view", "Page image")
@@ -149,6 +241,13 @@ def turn_page(step: int, n_pages: int) -> None:
     state.page = max(1, min(n_pages, state.page + step))
 
 
+def go_to_hit(index: int, page: int | None) -> None:
+    """Select a hit's chunk and, for a PDF, turn to its page."""
+    state.chunk = index
+    if page is not None:
+        state.page = page
+
+
 # --------------------------------------------------------------------------- sidebar: document
 
 samples = {p.name: p for p in pipeline.sample_paths()}
@@ -173,6 +272,13 @@ if state.upload_error:
     st.error(state.upload_error)
 if not sources:
     st.stop()
+
+# each document has its own question and evidence boxes (a run cut short by a document switch
+# cannot carry one document's text into another's); what was typed is kept in state.queries
+question_key, evidence_key = pipeline.query_keys(state.source)
+typed = state.queries.get(state.source) or pipeline.starting_query(state.source)
+state.setdefault(question_key, typed[0])
+state.setdefault(evidence_key, typed[1])
 
 if state.source in state.uploads:
     file_name, sha, data = state.uploads[state.source]
@@ -244,32 +350,32 @@ with st.sidebar:
             key="separators",
             help="Boundaries the recursive splitter may cut at; a hard cut always comes last.",
         )
+    if state.splitter == "semantic":
+        low, high, _ = pipeline.PERCENTILE_RANGE
+        st.slider("Percentile", low, high, key="percentile", help=pipeline.PERCENTILE_HELP)
     st.header("Embedding")
+    st.text_input(
+        "Embedding model",
+        key="model",
+        help=(
+            f"A sentence-transformers model name (already downloaded) or a local folder, loaded "
+            f"offline. Default: the bundled {BUNDLED}. Vectors are cached by model and exact "
+            "text, so a settings change embeds only chunks whose text changed."
+        ),
+    )
     st.toggle(
         "Prefix heading path",
         key="prefix",
         help='Embed "Heading > Sub" + a blank line + the chunk text, as many pipelines do.',
     )
     st.header("View")
-    st.toggle("Show only flagged chunks", key="only_flagged")
+    st.toggle("Show only flagged chunks", key="only_flagged", help="In the Chunks view.")
     if doc.kind == "markdown":
         st.toggle("Raw Markdown source", key="raw")
     if doc.kind == "pdf":
         st.radio("PDF view", ["Page image", "Extracted text"], key="pdf_view", horizontal=True)
 
-try:
-    settings = ChunkSettings(
-        splitter=state.splitter,
-        unit=state.unit,
-        size=state.size,
-        overlap=state.overlap,
-        separators=tuple(s for s in RECURSIVE_LEVELS if s in state.separators),
-    )
-    chunks = chunk(doc.sha256, settings.key(), doc, settings)
-    diagnosis = check(doc.sha256, settings.key(), state.prefix, doc, chunks)
-except ExplorerError as exc:
-    st.error(str(exc))
-    st.stop()
+model = state.model.strip() or BUNDLED
 
 # --------------------------------------------------------------------------- overview
 
@@ -278,6 +384,27 @@ pages_note = f" · {len(doc.pages)} pages" if doc.pages else ""
 st.caption(
     f"**{pipeline.md_escape(doc.name)}** · {doc.kind} · {len(doc.text):,} characters{pages_note}"
 )
+
+try:
+    settings = ChunkSettings(
+        splitter=state.splitter,
+        unit=state.unit,
+        size=state.size,
+        overlap=state.overlap,
+        separators=tuple(s for s in RECURSIVE_LEVELS if s in state.separators),
+        percentile=state.percentile,
+    )
+    if settings.splitter == "semantic":
+        chunking_key = f"{settings.key()}|model={model}"
+        chunks = semantic_chunks(doc, settings, model)
+    else:
+        chunking_key = settings.key()
+        chunks = chunk(doc.sha256, chunking_key, doc, settings)
+    diagnosis = check(doc.sha256, chunking_key, state.prefix, doc, chunks)
+except ExplorerError as exc:
+    st.error(str(exc))
+    st.stop()
+
 for warning in doc.warnings:
     st.info(warning)
 if doc.normalisation:
@@ -297,17 +424,179 @@ cols = st.columns(len(ISSUES))
 for col, issue in zip(cols, ISSUES, strict=True):
     col.metric(issue.label, counts[issue.code], help=f"Chunks that {issue.description}.")
 
+# --------------------------------------------------------------------------- query panel
+
+st.subheader("Ask the document", anchor=False)
+ask_col, evidence_col = st.columns([3, 2], gap="large")
+with ask_col:
+    st.text_input("Question", key=question_key, placeholder="What would a user ask?")
+    row = st.columns([2, 3, 3])
+    row[0].selectbox("Retriever", RETRIEVERS, key="retriever", help=pipeline.RETRIEVER_HELP)
+    row[1].slider("Top k", 1, pipeline.TOP_K_MAX, key="k", help="How many chunks to retrieve.")
+    row[2].slider(
+        "Neighbours (± chunks)",
+        0,
+        pipeline.NEIGHBOURS_MAX,
+        key="neighbours",
+        disabled=state.section,
+        help="Small-to-big: send each hit together with this many chunks on either side.",
+    )
+    row = st.columns(2)
+    row[0].toggle(
+        "Widen each hit to its section",
+        key="section",
+        help="Send the whole section (heading to the next heading of its level) around a hit.",
+    )
+    row[1].toggle(
+        "Merge overlapping/adjacent hits",
+        key="merge",
+        help="Send text shared by hits (overlap, touching chunks, shared neighbours) once.",
+    )
+with evidence_col:
+    st.text_area(
+        "Required evidence (one phrase per line)",
+        key=evidence_key,
+        height=110,
+        help="Phrases a correct answer needs. Matching ignores case, line breaks and quote or "
+        "dash styles.",
+    )
+
+state.queries[state.source] = (state[question_key], state[evidence_key])
+question = state[question_key].strip()
+phrases = pipeline.evidence_phrases(state[evidence_key])
+if state.source == START.source and question == START.question:
+    st.caption(START.hint)
+
+ranking: list[Hit] = []
+hits: list[Hit] = []
+pieces: list[ContextPiece] = []
+results: list[evidence.Evidence] = []
+if question and chunks:
+    needs_model = state.retriever != "bm25"
+    try:
+        emb = load_embedder(model) if needs_model else None
+        index = chunk_index(
+            doc.sha256, chunking_key, state.prefix, model if emb else "", chunks, emb
+        )
+        if emb is not None:  # embed the chunks not seen before, with a progress bar
+            todo = len({t for t in index.texts if not emb.cached(t)})
+            if todo:
+                progress, bar = embedding_progress(f"{todo:,} chunk texts with {model}")
+                try:
+                    pipeline.embed_longest_first(emb, index.texts, progress=progress)
+                finally:
+                    bar.empty()
+        ranking = index.rank(question, state.retriever)
+    except ExplorerError as exc:
+        st.error(
+            f"{exc}  \nThe {state.retriever} retriever needs the model; bm25 works without it."
+        )
+    hits = ranking[: state.k]
+    asked = f"{state.source}\n{question}"
+    if hits and state.get("asked") != asked:  # a new question: show its hits, best one first
+        state.asked = asked
+        if state.view == "Chunks":
+            state.view = "Query hits"
+        if chunks[hits[0].index].page_start is not None:
+            state.page = chunks[hits[0].index].page_start
+    pieces = context_pieces(
+        hits,
+        chunks,
+        neighbours=state.neighbours,
+        doc=doc,
+        section=state.section,
+        merge=state.merge,
+    )
+    context = pipeline.context_spans(pieces)
+    results = evidence.check(phrases, doc.text, chunks, ranking, context=context) if ranking else []
+elif not question:
+    st.caption("Type a question to see which chunks a retriever would return for it.")
+
+if hits:
+    if phrases:
+        verdict = evidence.verdict(results)
+        show = {"complete": st.success, "incomplete": st.error, "unchecked": st.warning}
+        show.get(pipeline.verdict_kind(verdict), st.info)(verdict[:1].upper() + verdict[1:])
+        st.dataframe(
+            pipeline.evidence_rows(results),
+            hide_index=True,
+            key="evidence_table",
+            column_config={"phrase": st.column_config.TextColumn(width="large")},
+        )
+    else:
+        st.caption("Add evidence phrases to check that the retrieved text holds them.")
+    hits_col, context_col = st.columns([3, 2], gap="large")
+    with hits_col:
+        st.markdown(f"**Top {len(hits)} of {len(ranking)} chunks** ({state.retriever})")
+        rows = pipeline.hit_rows(hits, chunks, count=measure("tokens").count)
+        small = st.column_config.NumberColumn(width="small")
+        st.dataframe(
+            rows,
+            hide_index=True,
+            key="hits",
+            column_order=[k for k in rows[0] if k != "pages" or doc.pages],
+            column_config={
+                **dict.fromkeys(("rank", "chunk", "tokens"), small),
+                "score": st.column_config.NumberColumn(format="%.4f", width="small"),
+                "pages": st.column_config.TextColumn(width="small"),
+            },
+        )
+    with context_col:
+        st.markdown("**What the LLM gets**")
+        tokens = context_tokens(pieces, doc.text, measure("tokens").count)
+        st.markdown(
+            pipeline.context_note(
+                tokens, pieces, k=len(hits), neighbours=state.neighbours, section=state.section
+            )
+        )
+        with st.container(horizontal=True, key="jumps"):
+            for h in hits:
+                page_of_hit = chunks[h.index].page_start
+                st.button(
+                    f"#{h.rank} → page {page_of_hit}" if page_of_hit else f"Show #{h.rank}",
+                    key=f"jump_{h.rank}",
+                    on_click=go_to_hit,
+                    args=(h.index, page_of_hit),
+                    help=f"Select chunk {h.index}"
+                    + (" and turn to its page" if page_of_hit else ""),
+                )
+
 # --------------------------------------------------------------------------- document & chunk
 
 shown = pipeline.visible_indices(chunks, diagnosis, only_flagged=state.only_flagged)
 state.chunk = selected = pipeline.valid_chunk(state.chunk, len(chunks))
 pages = [c.page_start for c in chunks]
-highlights = render.chunk_highlights([chunks[i] for i in shown], selected=selected)
-view_key = f"{settings.key()}|prefix={state.prefix}|flagged={state.only_flagged}|sel={selected}"
+marks = pipeline.evidence_highlights(results, pipeline.context_spans(pieces))
+view = state.view if ranking else "Chunks"
+if view == "Query hits":
+    highlights = [
+        *pipeline.context_highlights(pieces, hits, chunks, doc.text),
+        *pipeline.hit_highlights(hits, chunks, selected=selected),
+    ]
+elif view == "Heat":
+    highlights = pipeline.heat_highlights(ranking, chunks, selected=selected)
+else:
+    highlights = render.chunk_highlights([chunks[i] for i in shown], selected=selected)
+highlights += marks
+view_key = f"{view}|{highlights_key(highlights)}"
 
 doc_col, detail_col = st.columns([3, 2], gap="large")
 with doc_col:
-    if state.only_flagged and not shown:
+    if ranking:
+        st.radio(
+            "Show on the document",
+            pipeline.VIEWS,
+            key="view",
+            horizontal=True,
+            help="Chunks: every chunk in its own colour. Query hits: the retrieved chunks with "
+            "their rank, and (grey, +) the text widening adds. Heat: every chunk tinted by its "
+            "score. Evidence phrases are underlined: green if retrieved, red if not.",
+        )
+    else:
+        st.caption("Every chunk in its own colour. Ask a question to see its hits or a heat map.")
+    if view == "Heat":
+        st.html(pipeline.heat_legend_html(ranking))
+    if view == "Chunks" and state.only_flagged and not shown:
         st.info("No chunk has an issue at these settings; nothing is highlighted.")
     if doc.kind == "pdf" and state.pdf_view == "Page image":
         n_pages = page_count(doc.sha256, data)
@@ -317,9 +606,15 @@ with doc_col:
         nav[1].number_input("Page", 1, n_pages, key="page")
         nav[2].button("Next ▶", on_click=turn_page, args=(1, n_pages), key="next_page")
         page = state.page
-        on_page = [h for h in highlights if pipeline.on_page(chunks[h.index], page)]
-        listed = pipeline.describe_indices([h.index for h in on_page]) or "none"
-        nav[3].caption(f"of {n_pages} · chunks on this page: {listed}")
+        on_page = [h for h in highlights if pipeline.span_on_page(doc, h.start, h.end, page)]
+        if view == "Query hits":
+            here = [h for h in hits if pipeline.on_page(chunks[h.index], page)]
+            listed = ", ".join(f"#{h.rank}" for h in here) or "none"
+            nav[3].caption(f"of {n_pages} · hits on this page: {listed}")
+        else:
+            tinted = [h.index for h in on_page if not h.underline]
+            listed = pipeline.describe_indices(tinted) or "none"
+            nav[3].caption(f"of {n_pages} · chunks on this page: {listed}")
         png = page_png(doc.sha256, view_key, page, data, doc, on_page)
         st.image(png, caption=f"{pipeline.md_escape(doc.name)}, page {page}", output_format="PNG")
     else:
@@ -333,7 +628,7 @@ with detail_col:
     options = shown if selected is None or selected in shown else sorted([selected, *shown])
     # a fresh picker for each document and settings: the browser never sends back a label
     # from other chunks; the choice itself lives in state.chunk
-    options_key = f"{doc.sha256}|{settings.key()}|{state.prefix}|{state.only_flagged}"
+    options_key = f"{doc.sha256}|{chunking_key}|{state.prefix}|{state.only_flagged}"
     picker = "pick_" + hashlib.sha256(options_key.encode()).hexdigest()[:12]
     state[picker] = selected
     st.selectbox(
@@ -351,7 +646,15 @@ with detail_col:
         c = chunks[selected]
         issues = diagnosis.issues[selected]
         st.subheader(f"Chunk #{c.index}", anchor=False)
-        st.caption(f"{len(chunks)} chunks, numbered from 0 as in the export")
+        rank_note = next(
+            (
+                f"; ranked {pipeline.ordinal(h.rank)} for the question"
+                for h in ranking
+                if h.index == selected
+            ),
+            "",
+        )
+        st.caption(f"{len(chunks)} chunks, numbered from 0 as in the export{rank_note}")
         if issues:
             st.warning(
                 "  \n".join(f"**{i.label}**: {i.description}" for i in ISSUES if i.code in issues)
@@ -374,7 +677,7 @@ if selected is not None:
     prefix_note = "heading path prefixed" if state.prefix else "no prefix; see the sidebar"
     embed_col.markdown(f"**Chunk {selected}: text that is embedded** ({prefix_note})")
     embed_col.code(
-        embedded_text(chunks[selected], prefix_headings=state.prefix),
+        embedded(chunks[selected], heading_prefix=state.prefix),
         language=None,
         wrap_lines=True,
     )

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from explorer.documents import Document
 from explorer.measures import MODEL_WINDOW, Measure, get_measure
+from explorer.retrieval import embedded_text as retrieval_embedded_text
 from explorer.splitters import Chunk
 
 SPECIAL_TOKENS = 2
@@ -89,13 +90,10 @@ _CLOSERS = "\"'”’»)]*_`"
 
 
 def embedded_text(chunk: Chunk, *, prefix_headings: bool) -> str:
-    """The text that would be sent to the embedding model for ``chunk``.
-
-    With ``prefix_headings`` the heading path is put in front: ``"Guide > Tables\\n\\n" + text``.
-    """
-    if prefix_headings and chunk.heading_path:
-        return " > ".join(chunk.heading_path) + "\n\n" + chunk.text
-    return chunk.text
+    """The text that would be sent to the embedding model for ``chunk``: exactly what
+    :func:`explorer.retrieval.embedded_text` embeds (``"Guide > Tables\\n\\n" + text`` with
+    ``prefix_headings``), so the window check measures what retrieval embeds."""
+    return retrieval_embedded_text(chunk, heading_prefix=prefix_headings)
 
 
 @dataclass(frozen=True)

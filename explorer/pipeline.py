@@ -1,4 +1,6 @@
-"""What the app does, as plain functions: sources, size ranges, chunk details and table rows.
+"""What the app does, as plain functions: sources, size ranges, chunk details and table rows,
+and the query panel (the refund demo, hit and evidence rows, the highlights of the Query hits,
+Heat and evidence views, embedding in length order).
 
 ``app.py`` only wires these to widgets and caches; everything here is testable without
 Streamlit.
@@ -6,29 +8,38 @@ Streamlit.
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from explorer import render
 from explorer.diagnostics import Diagnosis, issue
-from explorer.documents import documents_in
+from explorer.documents import Document, documents_in
+from explorer.embeddings import Embedder, Progress
 from explorer.errors import DocumentError
+from explorer.evidence import Evidence, covered_by, union
 from explorer.measures import DEFAULT_ENCODING, get_measure
-from explorer.splitters import Chunk
+from explorer.retrieval import RRF_K, ContextPiece, Hit
+from explorer.splitters import SEMANTIC_PERCENTILE, Chunk, ChunkSettings
+
+if TYPE_CHECKING:
+    from explorer.embeddings import Vectors
 
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_docs"
 UPLOAD_TYPES = ("pdf", "md", "markdown", "txt")
+"""Suffixes the app accepts for upload (without the dot)."""
 APP_SPLITTERS = {
     "fixed": "Fixed windows: cut every N units, wherever that falls",
     "sentence": "Sentences: pack whole sentences up to the size",
     "recursive": "Recursive: paragraphs, then lines, sentences, words",
     "structure": "Structure: headings and blocks first; tables and code kept whole",
+    "semantic": "Semantic: cut where the topic shifts between sentence groups (embeds the text)",
 }
 """The splitters the app offers, with a one-line description for the picker's help."""
-"""Suffixes the app accepts for upload (without the dot)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,3 +317,330 @@ def on_page(chunk: Chunk, page: int) -> bool:
         return False
     last = chunk.page_end if chunk.page_end is not None else chunk.page_start
     return chunk.page_start <= page <= last
+
+
+# --------------------------------------------------------------------------- the query panel
+
+
+VIEWS = ("Chunks", "Query hits", "Heat")
+"""What the document view tints: every chunk, the retrieved hits, or every chunk by its score."""
+RETRIEVER_HELP = (
+    "**dense**: cosine similarity of the question's and the chunks' embeddings.  \n"
+    "**bm25**: word overlap (BM25, stemmed, English stop words removed).  \n"
+    f"**hybrid**: reciprocal rank fusion (RRF) of both rankings with k={RRF_K}: a chunk scores "
+    f"the sum of 1 / ({RRF_K} + its rank) in each."
+)
+PERCENTILE_HELP = (
+    "cut where the distance between neighbouring sentence groups is above this percentile"
+)
+PERCENTILE_RANGE = (50, 99, SEMANTIC_PERCENTILE)
+"""The semantic splitter's percentile slider: low, high, start."""
+TOP_K_MAX = 20
+NEIGHBOURS_MAX = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Demo:
+    """A sample that opens with a question the starting settings fail to answer in full.
+
+    ``settings``, ``retriever`` and ``k`` are the app's starting values; ``hint`` says which one
+    move repairs the answer (both are checked with the real model in
+    ``tests/test_query_panel.py``).
+    """
+
+    source: str
+    question: str
+    evidence: tuple[str, ...]
+    settings: ChunkSettings
+    retriever: str
+    k: int
+    hint: str
+
+
+DEMO = Demo(
+    source="refund-policy.md",
+    question="How long do I have to ask for a refund?",
+    evidence=("within seven days", "does not apply to downloaded materials"),
+    settings=ChunkSettings(splitter="fixed", unit="chars", size=250, overlap=0),
+    retriever="hybrid",
+    k=2,
+    hint=(
+        "Fixed 250-character windows cut the refund rule from its exception, so the top 2 hits "
+        "hold the rule but not the exception. One move repairs it: switch the splitter to "
+        "**sentence**, or set **Neighbours** to 1."
+    ),
+)
+
+
+def starting_query(source: str) -> tuple[str, str]:
+    """The question and evidence box contents a document opens with (the demo's, or empty)."""
+    if source == DEMO.source:
+        return DEMO.question, "\n".join(DEMO.evidence)
+    return "", ""
+
+
+def query_keys(source: str) -> tuple[str, str]:
+    """Widget keys of the question and evidence boxes of one document.
+
+    Each document has its own pair, so a run cut short by a document switch (the browser sends
+    back the boxes it last showed) never carries one document's question into another's.
+    """
+    return f"question::{source}", f"evidence::{source}"
+
+
+def evidence_phrases(text: str) -> list[str]:
+    """One phrase per non-blank line, stripped, each once, in order."""
+    return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
+
+
+def first_words(text: str, n: int = 12) -> str:
+    words = text.split()
+    return " ".join(words[:n]) + (" …" if len(words) > n else "")
+
+
+def hit_rows(
+    hits: Sequence[Hit], chunks: Sequence[Chunk], *, count: Callable[[str], int]
+) -> list[dict[str, Any]]:
+    """Table rows for the retrieved hits: rank, chunk, score, size in tokens, pages, start."""
+    return [
+        {
+            "rank": h.rank,
+            "chunk": h.index,
+            "score": h.score,
+            "tokens": count(chunks[h.index].text),
+            "pages": pages_label(chunks[h.index]),
+            "first words": first_words(chunks[h.index].text),
+        }
+        for h in hits
+    ]
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def evidence_rows(results: Sequence[Evidence]) -> list[dict[str, str]]:
+    """One row per phrase, in words: found in the document, inside the retrieved context, the
+    chunk(s) holding it whole, the best rank among them, and whether boundaries cut every
+    occurrence."""
+    rows = []
+    for r in results:
+        if not r.found:
+            rows.append(
+                {
+                    "phrase": r.phrase,
+                    "found": "not found",
+                    "retrieved": "—",
+                    "in chunk": "—",
+                    "its rank": "—",
+                    "cut by a boundary": "—",
+                }
+            )
+            continue
+        n = len(r.spans)
+        rows.append(
+            {
+                "phrase": r.phrase,
+                "found": "yes" if n == 1 else f"yes, {n} times",
+                "retrieved": "yes" if r.covered else "no",
+                "in chunk": ", ".join(map(str, r.chunk_indices)) or "none: cut",
+                "its rank": ordinal(r.best_rank) if r.best_rank else "—",
+                "cut by a boundary": "yes" if r.cut_by_boundary else "no",
+            }
+        )
+    return rows
+
+
+def verdict_kind(verdict: str) -> str:
+    """``"complete"``, ``"incomplete"``, ``"unchecked"`` or ``""`` (no phrases given)."""
+    head = verdict.split(":", 1)[0]
+    return head if head in ("complete", "incomplete", "unchecked") else ""
+
+
+def context_spans(pieces: Sequence[ContextPiece]) -> list[tuple[int, int]]:
+    return [(p.start, p.end) for p in pieces]
+
+
+def context_note(
+    tokens: int, pieces: Sequence[ContextPiece], *, k: int, neighbours: int, section: bool
+) -> str:
+    """``"An LLM would receive 312 tokens (cl100k) in 2 pieces: …"`` (Markdown)."""
+    widened = (
+        "each widened to its section"
+        if section
+        else f"each widened by ±{neighbours} chunk{'s' if neighbours != 1 else ''}"
+        if neighbours
+        else "as retrieved"
+    )
+    n = len(pieces)
+    return (
+        f"An LLM would receive **{tokens:,} tokens** (cl100k) in {n} piece{'s' if n != 1 else ''}"
+        f": the top {k} hit{'s' if k != 1 else ''}, {widened}."
+    )
+
+
+# --------------------------------------------------------------------------- highlights
+
+CONTEXT_COLOR = "#8c96a3"
+"""Grey-blue for text that goes to the LLM only because a hit was widened."""
+EVIDENCE_COVERED = "#1a7f37"
+EVIDENCE_MISSED = "#cf222e"
+
+
+def hit_highlights(
+    hits: Sequence[Hit], chunks: Sequence[Chunk], *, selected: int | None = None
+) -> list[render.Highlight]:
+    """Each hit's chunk, with its rank as the badge (``"#1"``) and a colour per rank."""
+    return [
+        render.Highlight(
+            chunks[h.index].start,
+            chunks[h.index].end,
+            h.index,
+            render.PALETTE[(h.rank - 1) % len(render.PALETTE)],
+            label=f"#{h.rank}",
+            selected=h.index == selected,
+            title=f"#{h.rank}: chunk {h.index}, {h.retriever} score {h.score:.4g}",
+        )
+        for h in hits
+    ]
+
+
+def context_highlights(
+    pieces: Sequence[ContextPiece], hits: Sequence[Hit], chunks: Sequence[Chunk], text: str
+) -> list[render.Highlight]:
+    """The parts of the context that are no hit's chunk: what widening (neighbours, section)
+    adds. White space at either end of a part is left out."""
+    taken = union([(chunks[h.index].start, chunks[h.index].end) for h in hits])
+    starts = [c.start for c in chunks]
+    out = []
+    for piece in pieces:
+        ranks = ", ".join(f"#{r}" for r in piece.ranks)
+        for a, b in subtract((piece.start, piece.end), taken):
+            while a < b and text[a].isspace():
+                a += 1
+            while b > a and text[b - 1].isspace():
+                b -= 1
+            if a < b:
+                out.append(
+                    render.Highlight(
+                        a,
+                        b,
+                        max(bisect.bisect_right(starts, a) - 1, 0),
+                        CONTEXT_COLOR,
+                        label="+",
+                        title=f"context added around {ranks}",
+                    )
+                )
+    return out
+
+
+def subtract(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of ``span`` outside ``taken`` (sorted, disjoint spans)."""
+    pos, end = span
+    out = []
+    for a, b in taken:
+        if b <= pos:
+            continue
+        if a >= end:
+            break
+        if a > pos:
+            out.append((pos, a))
+        pos = max(pos, b)
+    if pos < end:
+        out.append((pos, end))
+    return out
+
+
+def heat_highlights(
+    ranking: Sequence[Hit], chunks: Sequence[Chunk], *, selected: int | None = None
+) -> list[render.Highlight]:
+    """Every chunk tinted by its score on a sequential scale (min to max of this ranking)."""
+    if not ranking:
+        return []
+    lo = min(h.score for h in ranking)
+    hi = max(h.score for h in ranking)
+    spread = hi - lo
+    out = []
+    for h in sorted(ranking, key=lambda h: h.index):
+        c = chunks[h.index]
+        x = (h.score - lo) / spread if spread > 0 else 0.0
+        out.append(
+            render.Highlight(
+                c.start,
+                c.end,
+                c.index,
+                render.heat_color(x),
+                label=f"#{h.rank}",
+                selected=c.index == selected,
+                title=f"#{h.rank}: chunk {c.index}, {h.retriever} score {h.score:.4g}",
+            )
+        )
+    return out
+
+
+def heat_legend_html(ranking: Sequence[Hit]) -> str:
+    """A colour bar from the lowest to the highest score of ``ranking``."""
+    if not ranking:
+        return ""
+    lo = min(h.score for h in ranking)
+    hi = max(h.score for h in ranking)
+    stops = ",".join(render.HEAT)
+    retriever = html.escape(ranking[0].retriever)
+    return (
+        '<div style="display:flex;align-items:center;gap:8px;font-size:13px;color:#59636e">'
+        f"<span>{retriever} score {lo:.4g}</span>"
+        f'<span style="flex:0 0 180px;height:12px;border-radius:3px;'
+        f'background:linear-gradient(90deg,{stops})"></span>'
+        f"<span>{hi:.4g}</span><span>· the badge is each chunk's rank</span></div>"
+    )
+
+
+def evidence_highlights(
+    results: Sequence[Evidence], context: Sequence[tuple[int, int]]
+) -> list[render.Highlight]:
+    """An underline under every occurrence of every phrase: green where the retrieved context
+    holds it, red where it does not."""
+    merged = union(context)
+    out = []
+    for n, r in enumerate(results):
+        for s, e in r.spans:
+            inside = covered_by((s, e), merged)
+            out.append(
+                render.Highlight(
+                    s,
+                    e,
+                    n,
+                    EVIDENCE_COVERED if inside else EVIDENCE_MISSED,
+                    underline=True,
+                    title=f"evidence {r.phrase!r}: "
+                    + ("in the retrieved context" if inside else "not in the retrieved context"),
+                )
+            )
+    return out
+
+
+def span_on_page(doc: Document, start: int, end: int, page: int) -> bool:
+    """Does ``doc.text[start:end]`` touch PDF page ``page``?"""
+    first, last = doc.page_span(start, end)
+    return first is not None and last is not None and first <= page <= last
+
+
+# --------------------------------------------------------------------------- embedding
+
+
+def embed_longest_first(
+    embedder: Embedder, texts: Sequence[str], *, progress: Progress | None = None
+) -> Vectors:
+    """``embedder.embed(texts)``, with the texts it has not cached embedded longest first.
+
+    ``Embedder.embed`` cuts batches of 32 in the order it is given, so a batch mixes long and
+    short texts and pads the short ones to the longest: about 0.8× the throughput of the
+    model's own ``encode``, which sorts by length (``python -m explorer.bench_query``). Handing
+    the missing texts over longest first brings it to 1.0×. (This belongs inside
+    ``Embedder.embed``; until it is there, the app embeds through this function.)
+    """
+    todo = sorted({t for t in texts if not embedder.cached(t)}, key=len, reverse=True)
+    if todo:
+        embedder.embed(todo, progress=progress)
+    return embedder.embed(texts)

@@ -113,10 +113,20 @@ def wait_for_app(page: Any, timeout: float = 60_000) -> None:
 
 
 def wait_idle(page: Any, timeout: float = 60_000) -> None:
-    """Wait for the current rerun to finish."""
+    """Wait for the current rerun to finish.
+
+    Streamlit marks the app root with ``data-test-script-state`` ("running" while the script
+    runs); the "Running..." status widget is not drawn in every layout, so it is not relied on.
+    """
     page.wait_for_timeout(300)
     page.wait_for_function(
-        """() => !document.querySelector('[data-testid="stStatusWidget"]')""", timeout=timeout
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            const run = app ? app.getAttribute('data-test-script-state') : 'running';
+            return run !== 'running' && run !== 'rerunRequested'
+                && !document.querySelector('[data-testid="stStatusWidget"]');
+        }""",
+        timeout=timeout,
     )
     page.wait_for_timeout(300)
 
@@ -149,7 +159,7 @@ def screenshot(page: Any, name: str) -> Path:
             .map(e => e.scrollHeight), document.body.scrollHeight)"""
     )
     page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 12_000)})
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(1500)  # tables are canvases, redrawn after the resize
     path = ARTIFACTS / name
     page.screenshot(path=path, full_page=True)
     page.set_viewport_size(size)
@@ -163,40 +173,79 @@ def toggle(page: Any, label: str) -> None:
     wait_idle(page)
 
 
+def radio(page: Any, group: str, option: str) -> None:
+    """Pick ``option`` in the radio group labelled ``group``."""
+    box = page.locator('[data-testid="stRadio"]').filter(has_text=group)
+    box.get_by_text(option, exact=True).click()
+    wait_idle(page)
+
+
+def nudge(page: Any, label: str, key: str = "ArrowRight") -> None:
+    """Move the slider labelled ``label`` one step (``key``: ArrowRight, ArrowLeft, Home, End)."""
+    thumb = page.locator('[data-testid="stSlider"]').filter(has_text=label).get_by_role("slider")
+    thumb.focus()
+    thumb.press(key)
+    wait_idle(page)
+
+
+def ask(page: Any, question: str, evidence: str | None = None) -> None:
+    """Type a question (and evidence phrases, one per line) into the query panel."""
+    box = page.get_by_label("Question", exact=True)
+    box.fill(question)
+    box.press("Enter")
+    wait_idle(page, 120_000)
+    if evidence is not None:
+        area = page.get_by_label("Required evidence (one phrase per line)", exact=True)
+        area.fill(evidence)
+        area.press("Control+Enter")
+        wait_idle(page, 120_000)
+
+
 def main() -> None:  # pragma: no cover - a manual tool
     """Screenshots of every view a person uses, into artifacts/."""
     os.chdir(REPO)
     with running_app() as url, browser() as b:
         page = b.new_page(viewport={"width": 1500, "height": 1000})
         page.goto(url)
-        wait_for_app(page)
-        print(screenshot(page, "shot-1-markdown.png"))
+        wait_for_app(page, 120_000)
+        print(screenshot(page, "shot-1-refund-demo-incomplete.png"))
+        choose(page, "Splitter", "sentence")
+        print(screenshot(page, "shot-2-refund-demo-repaired.png"))
+        choose(page, "Splitter", "fixed")
+        radio(page, "Show on the document", "Heat")
+        print(screenshot(page, "shot-3-heat.png"))
+        radio(page, "Show on the document", "Query hits")
+        nudge(page, "Neighbours (± chunks)")
+        print(screenshot(page, "shot-4-neighbours.png"))
+        radio(page, "Show on the document", "Chunks")
         toggle(page, "Raw Markdown source")
-        print(screenshot(page, "shot-2-raw.png"))
+        print(screenshot(page, "shot-5-raw.png"))
         toggle(page, "Raw Markdown source")
         choose(page, "Selected chunk", "#2 ")
         toggle(page, "Prefix heading path")
-        print(screenshot(page, "shot-3-selected.png"))
+        print(screenshot(page, "shot-6-selected.png"))
         choose(page, "Sample or uploaded document", "writing-guide.md")
-        choose(page, "Splitter", "fixed")
-        set_number(page, "Exact size", 64)
-        set_number(page, "Exact overlap", 16)
-        choose(page, "Selected chunk", "#40 ")
-        print(screenshot(page, "shot-4-guide-fixed-overlap.png"))
+        set_number(page, "Exact size", 300)
+        set_number(page, "Exact overlap", 60)
+        choose(page, "Selected chunk", "#20 ")
+        print(screenshot(page, "shot-7-guide-overlap.png"))
         choose(page, "Sample or uploaded document", "field-manual.pdf")
         choose(page, "Splitter", "structure")
         page.wait_for_selector('[data-testid="stImage"] img', timeout=60_000)
         wait_idle(page)
-        print(screenshot(page, "shot-5-pdf.png"))
-        page.get_by_role("button", name="Next ▶").click()
-        wait_idle(page)
-        print(screenshot(page, "shot-6-pdf-page-2.png"))
+        print(screenshot(page, "shot-8-pdf.png"))
+        ask(
+            page,
+            "How long can I keep a water sample before testing it, and does freezing help?",
+            "Samples must be tested within 24 hours.\nThis limit does not apply to frozen samples.",
+        )
+        print(screenshot(page, "shot-9-pdf-hits.png"))
         page.locator('[data-testid="stPlotlyChart"]').first.scroll_into_view_if_needed()
         charts = page.locator('[data-testid="stHorizontalBlock"]').filter(
             has=page.locator('[data-testid="stPlotlyChart"]')
         )
-        charts.first.screenshot(path=ARTIFACTS / "shot-7-charts.png")
-        print(ARTIFACTS / "shot-7-charts.png")
+        charts.first.screenshot(path=ARTIFACTS / "shot-10-charts.png")
+        print(ARTIFACTS / "shot-10-charts.png")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from explorer import pipeline
 from tests.browser_util import (
     ARTIFACTS,
     CHROMIUM,
@@ -63,12 +64,30 @@ def badge_count(page: Any) -> int:
     return int(page.locator(".ce-doc .ce-badge").count())
 
 
+def show_chunks(page: Any) -> None:
+    """Switch the document view from the question's hits (the opening view) to all chunks."""
+    views = page.locator('[data-testid="stRadio"]').filter(has_text="Show on the document")
+    views.get_by_text("Chunks", exact=True).click()
+    wait_idle(page)
+
+
+def rank_badges(page: Any) -> list[str]:
+    return [t.strip() for t in page.locator(".ce-doc .ce-badge").all_inner_texts()]
+
+
+def verdict_text(page: Any) -> str:
+    alert = page.locator('[data-testid="stAlert"]').filter(has_text="every evidence phrase")
+    alert = alert.or_(page.locator('[data-testid="stAlert"]').filter(has_text="Incomplete:"))
+    return str(alert.first.inner_text()).strip()
+
+
 def metric_value(page: Any, label: str) -> str:
     m = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
     return str(m.locator('[data-testid="stMetricValue"]').inner_text()).strip()
 
 
 def test_moving_the_size_slider_changes_the_highlights(page: Any) -> None:
+    show_chunks(page)
     before = badge_count(page)
     assert before == int(metric_value(page, "Chunks")) > 1
     screenshot(page, "browser-1-markdown.png")
@@ -79,9 +98,10 @@ def test_moving_the_size_slider_changes_the_highlights(page: Any) -> None:
     thumb.press("Home")  # the smallest size: many more chunks
     wait_idle(page)
     after = badge_count(page)
-    assert page.get_by_label("Exact size", exact=True).input_value() == "16"
+    low = pipeline.SIZE_RANGES[pipeline.DEMO.settings.unit].low
+    assert page.get_by_label("Exact size", exact=True).input_value() == str(low)
     assert after == int(metric_value(page, "Chunks")) > before
-    screenshot(page, "browser-2-size-16.png")
+    screenshot(page, "browser-2-size-smallest.png")
 
     set_number(page, "Exact size", 512)  # the number box moves the slider back up
     assert badge_count(page) < after
@@ -90,6 +110,7 @@ def test_moving_the_size_slider_changes_the_highlights(page: Any) -> None:
 
 
 def test_selecting_a_chunk_outlines_it(page: Any) -> None:
+    show_chunks(page)
     choose(page, "Selected chunk", "#2 ")
     assert page.locator(".ce-doc .ce-badge.ce-selected").get_attribute("data-index") == "2"
     assert page.locator(".ce-doc .ce-hl.ce-selected").count() > 0
@@ -123,7 +144,8 @@ def test_switching_documents_with_a_chunk_selected(page: Any) -> None:
 
 
 def test_clicking_a_table_row_selects_its_chunk(page: Any) -> None:
-    grid = page.locator('[data-testid="stDataFrame"]')
+    show_chunks(page)
+    grid = page.locator('.st-key-table [data-testid="stDataFrame"]')
     grid.scroll_into_view_if_needed()
     box = grid.bounding_box()
     # the row-selection column is at the left; rows are 35 px below a 35 px header
@@ -213,3 +235,34 @@ def test_hostile_markdown_stays_inert(page: Any) -> None:
                 .startsWith('javascript:'))"""
     )
     assert js_links == []
+
+
+def test_a_question_shows_rank_badges_and_the_verdict(page: Any) -> None:
+    demo = pipeline.DEMO
+    box = page.get_by_label("Question", exact=True)
+    assert box.input_value() == demo.question  # the refund demo opens asked
+    box.fill("")
+    box.press("Enter")
+    wait_idle(page)
+    assert not [b for b in rank_badges(page) if b.startswith("#")]  # no question, no hits
+    assert page.locator('[data-testid="stAlert"]').filter(has_text="Incomplete:").count() == 0
+
+    box.fill(demo.question)
+    box.press("Enter")
+    wait_idle(page)
+    page.locator(".ce-doc .ce-badge", has_text="#1").wait_for(timeout=60_000)
+    assert sorted(b for b in rank_badges(page) if b.startswith("#")) == ["#1", "#2"]
+    verdict = verdict_text(page)
+    assert verdict.startswith("Incomplete: 'does not apply to downloaded materials' is in chunk")
+    # the missed phrase is underlined in red on the page, the retrieved one in green
+    red = page.locator(".ce-doc .ce-underline").filter(has_text="downloaded")
+    assert red.count() > 0
+    assert pipeline.EVIDENCE_MISSED[1:] in (red.first.get_attribute("style") or "").lower()
+    page.get_by_text("Top 2 of", exact=False).scroll_into_view_if_needed()
+    screenshot(page, "browser-7-query-incomplete.png")
+
+    choose(page, "Splitter", "sentence")  # the one move that repairs it
+    page.locator('[data-testid="stAlert"]').filter(has_text="Complete:").wait_for(timeout=60_000)
+    assert verdict_text(page) == "Complete: every evidence phrase is inside the retrieved chunks"
+    assert sorted(b for b in rank_badges(page) if b.startswith("#")) == ["#1", "#2"]
+    screenshot(page, "browser-8-query-repaired.png")

@@ -1,0 +1,509 @@
+"""The query panel through ``AppTest``: a question ranks the chunks, the hits are drawn on the
+document with their rank, the evidence check gives its verdict, and the refund demo fails at
+the starting settings and is repaired by one move.
+
+Most tests use the BM25 retriever (no model needed). The demo tests use the real bundled
+all-MiniLM-L6-v2 through the hybrid retriever: it is loaded once per test process (Streamlit's
+resource cache and the embeddings module both keep it), so only the first one waits for it.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer import evidence, pipeline, render
+from explorer.documents import load_path
+from explorer.measures import get_measure
+from explorer.retrieval import ChunkIndex, context_pieces, context_tokens
+from explorer.splitters import ChunkSettings, split
+from tests.conftest import REPO, SAMPLES
+from tests.test_app import APP, FIRST, doc_html, errors, open_app, picker
+
+DEMO = pipeline.DEMO
+MODEL_TIMEOUT = 180  # the first run loads sentence-transformers and the model (~15 s cold)
+MANUAL = "field-manual.pdf"
+MANUAL_QUESTION = "How long can I keep a water sample before testing it?"
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def question_box(at: AppTest, source: str = FIRST):  # type: ignore[no-untyped-def]
+    return at.text_input(key=pipeline.query_keys(source)[0])
+
+
+def evidence_box(at: AppTest, source: str = FIRST):  # type: ignore[no-untyped-def]
+    return at.text_area(key=pipeline.query_keys(source)[1])
+
+
+def hits_table(at: AppTest):  # type: ignore[no-untyped-def]
+    found = [d.value for d in at.dataframe if "first words" in d.value.columns]
+    assert len(found) == 1, "expected one table of hits"
+    return found[0]
+
+
+def evidence_table(at: AppTest):  # type: ignore[no-untyped-def]
+    found = [d.value for d in at.dataframe if "cut by a boundary" in d.value.columns]
+    assert len(found) == 1, "expected one evidence table"
+    return found[0]
+
+
+def rank_badges(html: str) -> list[str]:
+    return re.findall(r'class="ce-badge[^"]*"[^>]*>(#\d+)</span>', html)
+
+
+def underlined(html: str) -> dict[str, str]:
+    """The underlined text of the document by underline colour."""
+    out = {pipeline.EVIDENCE_COVERED: "", pipeline.EVIDENCE_MISSED: ""}
+    for color, text in re.findall(
+        r'<span class="[^"]*ce-underline[^"]*" style="[^"]*text-decoration-color:(#\w+)[^"]*"'
+        r"[^>]*>([^<]*)</span>",
+        html,
+    ):
+        out[color] += text + " "
+    return out
+
+
+def verdicts(at: AppTest) -> dict[str, list[str]]:
+    """The verdict as shown: which kind of box, and its text."""
+    return {
+        "success": [e.value for e in at.success],
+        "error": [e.value for e in at.error],
+        "warning": [e.value for e in at.warning if e.value[:1].isupper() and ":" in e.value],
+    }
+
+
+def assert_no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.fixture
+def bm25() -> AppTest:
+    """The app as it opens (the refund demo's question and evidence), BM25 retrieval."""
+    return open_app(retriever="bm25")
+
+
+def library_ranking(question: str, settings: ChunkSettings, retriever: str = "bm25"):  # type: ignore[no-untyped-def]
+    doc = load_path(SAMPLES / FIRST)
+    chunks = split(doc, settings)
+    return doc, chunks, ChunkIndex(chunks).rank(question, retriever)
+
+
+# --------------------------------------------------------------------------- the refund demo
+
+
+@pytest.fixture(scope="module")
+def demo_verdict() -> str:
+    """What the library says at the demo's settings with the real model (hybrid)."""
+    from explorer.embeddings import embedder
+
+    doc = load_path(SAMPLES / DEMO.source)
+    chunks = split(doc, DEMO.settings)
+    ranking = ChunkIndex(chunks, embedder=embedder()).rank(DEMO.question, DEMO.retriever)
+    pieces = context_pieces(ranking[: DEMO.k], chunks, doc=doc)
+    spans = [(p.start, p.end) for p in pieces]
+    return evidence.verdict(evidence.check(DEMO.evidence, doc.text, chunks, ranking, context=spans))
+
+
+def test_the_refund_demo_fails_at_once_and_one_move_repairs_it(demo_verdict: str) -> None:
+    at = open_app(timeout=MODEL_TIMEOUT)  # as a person opens it: hybrid, the real model
+    assert_no_exception(at)
+    assert question_box(at).value == DEMO.question
+    assert evidence_box(at).value.splitlines() == list(DEMO.evidence)
+    assert at.selectbox(key="retriever").value == "hybrid"
+    assert (at.selectbox(key="splitter").value, at.slider(key="size").value) == ("fixed", 250)
+    [shown] = [e.value for e in at.error]
+    assert shown.startswith("Incomplete: 'does not apply to downloaded materials' is in chunk ")
+    assert shown.lower() == demo_verdict  # exactly the library's sentence
+    rows = evidence_table(at)
+    assert list(rows["retrieved"]) == ["yes", "no"]
+    assert sorted(rank_badges(doc_html(at))) == ["#1", "#2"]
+    assert "does not apply" in underlined(doc_html(at))[pipeline.EVIDENCE_MISSED]
+    assert any("One move repairs it" in c.value for c in at.caption)
+
+    # one move: the sentence splitter keeps the rule and its exception in one chunk
+    at.selectbox(key="splitter").set_value("sentence").run()
+    assert_no_exception(at)
+    assert verdicts(at)["success"] == [
+        "Complete: every evidence phrase is inside the retrieved chunks"
+    ]
+    assert not at.error
+
+    # or, back at the starting splitter, one slider: retrieve each hit with ±1 neighbour
+    at.selectbox(key="splitter").set_value("fixed").run()
+    assert at.error
+    at.slider(key="neighbours").set_value(1).run()
+    assert_no_exception(at)
+    assert [e.value for e in at.success] == [
+        "Complete: every evidence phrase is inside the retrieved chunks"
+    ]
+    assert "does not apply" not in underlined(doc_html(at))[pipeline.EVIDENCE_MISSED]
+    assert "does not apply" in underlined(doc_html(at))[pipeline.EVIDENCE_COVERED]
+
+
+def test_dense_retrieval_matches_the_library(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    at = open_app(timeout=MODEL_TIMEOUT, retriever="dense")
+    doc = load_path(SAMPLES / FIRST)
+    chunks = split(doc, DEMO.settings)
+    want = ChunkIndex(chunks, embedder=model_embedder).search(DEMO.question, "dense", DEMO.k)
+    table = hits_table(at)
+    assert list(table["chunk"]) == [h.index for h in want]
+    assert list(table["score"]) == pytest.approx([h.score for h in want], abs=1e-5)
+
+
+# --------------------------------------------------------------------------- hits
+
+
+def test_hits_are_ranked_and_drawn_with_rank_badges(bm25: AppTest) -> None:
+    at = bm25
+    _, chunks, ranking = library_ranking(DEMO.question, DEMO.settings)
+    table = hits_table(at)
+    assert list(table["rank"]) == [1, 2]
+    assert list(table["chunk"]) == [h.index for h in ranking[:2]]
+    assert list(table["score"]) == pytest.approx([h.score for h in ranking[:2]])
+    tokens = get_measure("tokens").count
+    assert list(table["tokens"]) == [tokens(chunks[h.index].text) for h in ranking[:2]]
+    assert table["first words"][0].split()[:3] == chunks[ranking[0].index].text.split()[:3]
+    html = doc_html(at)
+    assert sorted(rank_badges(html)) == ["#1", "#2"]
+    assert f'data-index="{ranking[0].index}"' in html
+    assert any(m.value.startswith("**Top 2 of") for m in at.markdown)
+
+
+def test_top_k_slider(bm25: AppTest) -> None:
+    bm25.slider(key="k").set_value(5).run()
+    assert_no_exception(bm25)
+    assert list(hits_table(bm25)["rank"]) == [1, 2, 3, 4, 5]
+    assert sorted(rank_badges(doc_html(bm25)), key=lambda b: int(b[1:])) == [
+        "#1",
+        "#2",
+        "#3",
+        "#4",
+        "#5",
+    ]
+
+
+def test_heat_view_tints_every_chunk_by_score(bm25: AppTest) -> None:
+    bm25.radio(key="view").set_value("Heat").run()
+    assert_no_exception(bm25)
+    _, chunks, ranking = library_ranking(DEMO.question, DEMO.settings)
+    html = doc_html(bm25)
+    assert len(rank_badges(html)) == len(chunks)
+    best, worst = ranking[0], ranking[-1]
+    # the best chunk gets the scale's top colour, the worst its bottom colour
+    assert f"background-color:{render.HEAT[-1]}" in html.replace(" ", "")
+    assert f"background-color:{render.HEAT[0]}" in html.replace(" ", "")
+    assert best.score > worst.score
+    assert any("score" in h.value and "linear-gradient" in h.value for h in bm25.html)
+
+
+def test_view_switch_back_to_chunks(bm25: AppTest) -> None:
+    bm25.radio(key="view").set_value("Chunks").run()
+    badges = re.findall(r'class="ce-badge[^"]*" data-index="(\d+)"[^>]*>(\d+)<', doc_html(bm25))
+    assert [int(i) for i, _ in badges] == list(range(len(badges)))
+
+
+def test_merge_sends_shared_text_once(bm25: AppTest) -> None:
+    at = bm25
+    at.slider(key="neighbours").set_value(1).run()
+    merged = next(m.value for m in at.markdown if m.value.startswith("An LLM would receive"))
+    at.toggle(key="merge").set_value(False).run()
+    assert_no_exception(at)
+    apart = next(m.value for m in at.markdown if m.value.startswith("An LLM would receive"))
+
+    doc, chunks, ranking = library_ranking(DEMO.question, DEMO.settings)
+    count = get_measure("tokens").count
+    for merge, note in ((True, merged), (False, apart)):
+        pieces = context_pieces(ranking[:2], chunks, neighbours=1, doc=doc, merge=merge)
+        n = context_tokens(pieces, doc.text, count)
+        assert f"**{n:,} tokens** (cl100k) in {len(pieces)} piece" in note
+    assert "±1 chunk" in merged
+
+
+def test_neighbours_and_section_draw_the_added_context(bm25: AppTest) -> None:
+    at = bm25
+    assert 'title="context added' not in doc_html(at)
+    at.slider(key="neighbours").set_value(1).run()
+    html = doc_html(at)
+    assert 'title="context added around' in html
+    assert ">+</span>" in html  # the badge of a widened part
+    at.toggle(key="section").set_value(True).run()
+    assert_no_exception(at)
+    assert "widened to its section" in next(
+        m.value for m in at.markdown if m.value.startswith("An LLM would receive")
+    )
+
+
+def test_a_new_question_reranks(bm25: AppTest) -> None:
+    question_box(bm25).set_value("Are shipping costs refunded?").run()
+    assert_no_exception(bm25)
+    _, chunks, ranking = library_ranking("Are shipping costs refunded?", DEMO.settings)
+    assert list(hits_table(bm25)["chunk"]) == [h.index for h in ranking[:2]]
+    assert "Shipping costs are not" in " ".join(chunks[ranking[0].index].text.split())
+
+
+def test_the_heading_prefix_changes_what_is_retrieved(bm25: AppTest) -> None:
+    question = "What does the policy say about subscriptions?"
+    doc = load_path(SAMPLES / FIRST)
+    chunks = split(doc, DEMO.settings)
+    plain = ChunkIndex(chunks).search(question, "bm25", 2)
+    prefixed = ChunkIndex(chunks, heading_prefix=True).search(question, "bm25", 2)
+    assert [h.index for h in plain] != [h.index for h in prefixed]
+    question_box(bm25).set_value(question).run()
+    assert list(hits_table(bm25)["chunk"]) == [h.index for h in plain]
+    bm25.toggle(key="prefix").set_value(True).run()
+    assert_no_exception(bm25)
+    assert list(hits_table(bm25)["chunk"]) == [h.index for h in prefixed]
+
+
+def test_selecting_a_hit_outlines_it_and_says_its_rank(bm25: AppTest) -> None:
+    _, _, ranking = library_ranking(DEMO.question, DEMO.settings)
+    bm25.button(key="jump_1").click().run()
+    assert_no_exception(bm25)
+    assert picker(bm25).value == ranking[0].index
+    assert re.search(
+        rf'class="ce-badge ce-selected" data-index="{ranking[0].index}"[^>]*>#1<', doc_html(bm25)
+    )
+    assert any("ranked 1st for the question" in c.value for c in bm25.caption)
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+def test_evidence_table_says_where_each_phrase_is(bm25: AppTest) -> None:
+    rows = evidence_table(bm25).to_dict("records")
+    doc, chunks, ranking = library_ranking(DEMO.question, DEMO.settings)
+    spans = [(p.start, p.end) for p in context_pieces(ranking[:2], chunks, doc=doc)]
+    results = evidence.check(DEMO.evidence, doc.text, chunks, ranking, context=spans)
+    assert rows == pipeline.evidence_rows(results)
+    assert [r["phrase"] for r in rows] == list(DEMO.evidence)
+    # and the verdict is the library's sentence
+    assert [e.value.lower() for e in bm25.error] == [evidence.verdict(results)]
+
+
+def test_evidence_not_found_says_so(bm25: AppTest) -> None:
+    evidence_box(bm25).set_value("refunds in gold bars").run()
+    assert_no_exception(bm25)
+    [row] = evidence_table(bm25).to_dict("records")
+    assert (row["phrase"], row["found"], row["retrieved"]) == (
+        "refunds in gold bars",
+        "not found",
+        "—",
+    )
+    warnings = [w.value for w in bm25.warning]
+    assert "Unchecked: 'refunds in gold bars' was not found in the document" in warnings
+    assert not bm25.error and not bm25.success
+
+
+def test_evidence_is_underlined_green_if_retrieved_red_if_not(bm25: AppTest) -> None:
+    html = doc_html(bm25)
+    underlined = re.findall(
+        r'<span class="[^"]*ce-underline[^"]*" style="[^"]*text-decoration-color:(#\w+)[^"]*"',
+        html,
+    )
+    assert pipeline.EVIDENCE_MISSED in underlined  # the demo misses one phrase
+    assert set(underlined) <= {pipeline.EVIDENCE_COVERED, pipeline.EVIDENCE_MISSED}
+
+
+def test_no_evidence_no_verdict(bm25: AppTest) -> None:
+    evidence_box(bm25).set_value("  \n").run()
+    assert_no_exception(bm25)
+    assert not bm25.error and not bm25.success
+    assert any("Add evidence phrases" in c.value for c in bm25.caption)
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def test_each_document_keeps_its_own_question(bm25: AppTest) -> None:
+    at = bm25
+    question_box(at).set_value("Are shipping costs refunded?").run()
+    at.selectbox(key="source").set_value("writing-guide.md").run()
+    assert_no_exception(at)
+    assert question_box(at, "writing-guide.md").value == ""
+    assert not any("first words" in d.value.columns for d in at.dataframe)  # nothing asked
+    assert not [r for r in at.radio if r.key == "view"]  # no hits to show: chunks only
+    at.selectbox(key="source").set_value(FIRST).run()
+    assert question_box(at).value == "Are shipping costs refunded?"
+    assert evidence_box(at).value.splitlines() == list(DEMO.evidence)
+
+
+def test_pdf_hits_turn_to_their_page_and_jump_buttons(bm25: AppTest) -> None:
+    at = bm25
+    at.selectbox(key="source").set_value(MANUAL).run()
+    question_box(at, MANUAL).set_value(MANUAL_QUESTION).run()
+    assert_no_exception(at)
+    table = hits_table(at)
+    first_page = int(str(table["pages"][0]).split("–")[0])
+    assert at.number_input(key="page").value == first_page  # a new question turns the page
+    caption = next(c.value for c in at.caption if "hits on this page" in c.value)
+    assert "#1" in caption
+    assert len(at.image) == 1
+    at.button(key="next_page").click().run()
+    at.button(key="jump_2").click().run()
+    second_page = int(str(table["pages"][1]).split("–")[0])
+    assert at.number_input(key="page").value == second_page
+    labels = [b.label for b in at.button if b.key and b.key.startswith("jump_")]
+    assert labels[0] == f"#1 → page {first_page}"
+
+
+# --------------------------------------------------------------------------- model & splitter
+
+
+def test_a_model_that_cannot_load_gives_one_error_and_bm25_still_works() -> None:
+    at = open_app(timeout=MODEL_TIMEOUT, retriever="bm25", model="no-such/model-anywhere")
+    assert not errors(at)  # bm25 needs no model: nothing is loaded
+    at.selectbox(key="retriever").set_value("hybrid").run()
+    assert_no_exception(at)
+    [message] = errors(at)
+    assert "cannot load embedding model 'no-such/model-anywhere' offline" in message
+    assert "bm25 works without it" in message
+    assert int(next(m.value for m in at.metric if m.label == "Chunks")) > 0  # still usable
+    at.selectbox(key="retriever").set_value("bm25").run()
+    assert_no_exception(at)
+    assert len(hits_table(at)) == DEMO.k
+
+
+def test_semantic_splitter_has_a_percentile_slider(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    at = open_app(timeout=MODEL_TIMEOUT, retriever="bm25", splitter="semantic")
+    assert_no_exception(at)
+    slider = at.slider(key="percentile")
+    assert (slider.min, slider.max, slider.value) == (50, 99, 95)
+    assert slider.help == pipeline.PERCENTILE_HELP
+    doc = load_path(SAMPLES / FIRST)
+    settings = ChunkSettings("semantic", DEMO.settings.unit, DEMO.settings.size, percentile=80)
+    slider.set_value(80).run()
+    assert_no_exception(at)
+    want = split(doc, settings, embed=model_embedder.embed)
+    assert int(next(m.value for m in at.metric if m.label == "Chunks")) == len(want)
+
+
+def test_the_chunk_view_never_imports_the_model() -> None:
+    # a fresh interpreter: open the app with a BM25 question, move a slider, switch views
+    script = f"""
+import sys
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file({APP!r}, default_timeout=60)
+at.session_state["retriever"] = "bm25"
+at.run()
+at.slider(key="size").set_value(300).run()
+at.radio(key="view").set_value("Heat").run()
+assert not at.exception, at.exception
+heavy = sorted(m for m in ("sentence_transformers", "torch", "transformers") if m in sys.modules)
+print("HEAVY", heavy)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "HEAVY []" in out.stdout
+
+
+# --------------------------------------------------------------------------- pipeline pieces
+
+
+def test_evidence_phrases_one_per_line() -> None:
+    assert pipeline.evidence_phrases(" a \n\n b\na\n  ") == ["a", "b"]
+
+
+def test_verdict_kind() -> None:
+    assert pipeline.verdict_kind("complete: every evidence phrase") == "complete"
+    assert pipeline.verdict_kind("incomplete: 'x' is in chunk 4") == "incomplete"
+    assert pipeline.verdict_kind("unchecked: 'x' was not found") == "unchecked"
+    assert pipeline.verdict_kind("no evidence phrases given") == ""
+
+
+def test_subtract_spans() -> None:
+    assert pipeline.subtract((0, 10), [(2, 4), (6, 8)]) == [(0, 2), (4, 6), (8, 10)]
+    assert pipeline.subtract((3, 7), [(0, 4), (6, 9)]) == [(4, 6)]
+    assert pipeline.subtract((3, 7), [(0, 10)]) == []
+    assert pipeline.subtract((3, 7), []) == [(3, 7)]
+
+
+def test_heat_colours_run_along_the_scale() -> None:
+    assert render.heat_color(0) == render.HEAT[0]
+    assert render.heat_color(1) == render.HEAT[-1]
+    assert render.heat_color(2) == render.HEAT[-1] and render.heat_color(-1) == render.HEAT[0]
+    assert render.heat_color(float("nan")) == render.HEAT[0]
+    mid = render.heat_color(0.5)
+    assert re.fullmatch(r"#[0-9a-f]{6}", mid) and mid not in (render.HEAT[0], render.HEAT[-1])
+    # darker as the score rises: the sum of the channels never goes up
+    sums = [
+        sum(int(render.heat_color(x / 20)[i : i + 2], 16) for i in (1, 3, 5)) for x in range(21)
+    ]
+    assert sums == sorted(sums, reverse=True)
+
+
+def test_context_highlights_are_the_widened_parts_only() -> None:
+    doc = load_path(SAMPLES / FIRST)
+    chunks = split(doc, DEMO.settings)
+    _, _, ranking = library_ranking(DEMO.question, DEMO.settings)
+    hits = ranking[:1]
+    pieces = context_pieces(hits, chunks, neighbours=1, doc=doc)
+    added = pipeline.context_highlights(pieces, hits, chunks, doc.text)
+    hit = chunks[hits[0].index]
+    assert added and all(h.end <= hit.start or h.start >= hit.end for h in added)
+    assert all(not doc.text[h.start].isspace() and not doc.text[h.end - 1].isspace() for h in added)
+    assert min(h.start for h in added) == chunks[hits[0].index - 1].start
+    assert max(h.end for h in added) == chunks[hits[0].index + 1].end
+
+
+def test_underline_highlights_have_no_badge_and_keep_the_tint() -> None:
+    doc = load_path(SAMPLES / FIRST)
+    start = doc.text.index("within seven days")
+    tint = render.Highlight(0, len(doc.text), 0, "#4e79a7")
+    line = render.Highlight(
+        start, start + 17, 0, "#cf222e", underline=True, title="evidence 'within seven days'"
+    )
+    html = render.render_markdown(doc, [tint, line])
+    assert len(re.findall(r'class="ce-badge', html)) == 1
+    span = re.search(r'<span class="ce-hl ce-chunk-0 ce-underline" style="([^"]*)"', html)
+    assert span is not None
+    assert "background-color:rgba(78,121,167,0.35)" in span.group(1)
+    assert "text-decoration-color:#cf222e" in span.group(1)
+    assert "ce-overlap" not in html  # an underline does not stripe the tint
+
+
+def test_underlines_are_drawn_on_the_pdf_page() -> None:
+    pdf = (SAMPLES / MANUAL).read_bytes()
+    doc = load_path(SAMPLES / MANUAL)
+    start = doc.text.index("Samples must be tested")
+    page, _ = doc.page_span(start, start + 10)
+    assert page is not None
+    plain = render.render_pdf_page(pdf, page, doc, [], zoom=1)
+    marked = render.render_pdf_page(
+        pdf, page, doc, [render.Highlight(start, start + 40, 0, "#cf222e", underline=True)], zoom=1
+    )
+    assert marked != plain
+
+
+class _Recorder:
+    """Stands in for an Embedder: remembers what it was asked to embed, and in what order."""
+
+    def __init__(self, cached: set[str]) -> None:
+        self.seen = set(cached)
+        self.calls: list[list[str]] = []
+
+    def cached(self, text: str) -> bool:
+        return text in self.seen
+
+    def embed(self, texts: list[str], *, progress: object = None) -> list[int]:
+        self.calls.append(list(texts))
+        self.seen.update(texts)
+        return [len(t) for t in texts]
+
+
+def test_embedding_hands_missing_texts_over_longest_first() -> None:
+    rec = _Recorder(cached={"cached already"})
+    texts = ["a", "ccc", "cached already", "bb", "ccc"]
+    out = pipeline.embed_longest_first(rec, texts)  # type: ignore[arg-type]
+    assert rec.calls[0] == ["ccc", "bb", "a"]  # the missing ones, each once, longest first
+    assert rec.calls[-1] == texts and out == [1, 3, 14, 2, 3]  # then all, in the caller's order
+    rec.calls.clear()
+    pipeline.embed_longest_first(rec, texts)  # type: ignore[arg-type]
+    assert rec.calls == [texts]  # nothing missing: one call
