@@ -148,7 +148,7 @@ def semantic_chunks(doc: Document, settings: ChunkSettings, model: str) -> list[
             found = split(
                 doc,
                 settings,
-                embed=lambda texts: pipeline.embed_longest_first(emb, texts, progress=progress),
+                embed=lambda texts: emb.embed(texts, progress=progress),
             )
         finally:
             bar.empty()
@@ -483,7 +483,7 @@ if question and chunks:
             if todo:
                 progress, bar = embedding_progress(f"{todo:,} chunk texts with {model}")
                 try:
-                    pipeline.embed_longest_first(emb, index.texts, progress=progress)
+                    emb.embed(index.texts, progress=progress)
                 finally:
                     bar.empty()
         ranking = index.rank(question, state.retriever)

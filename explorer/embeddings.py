@@ -101,7 +101,11 @@ class Embedder:
 
         with self._lock:
             self.requested += len(texts)
-            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            # longest first: a batch pads its texts to its longest, so batches of similar
+            # lengths waste least (what SentenceTransformer.encode does itself)
+            missing = sorted(
+                dict.fromkeys(t for t in texts if t not in self._cache), key=len, reverse=True
+            )
             total = len(missing)
             if progress is not None:
                 progress(0, total)

@@ -14,20 +14,16 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from explorer import render
 from explorer.diagnostics import Diagnosis, issue
 from explorer.documents import Document, documents_in
-from explorer.embeddings import Embedder, Progress
 from explorer.errors import DocumentError
 from explorer.evidence import Evidence, covered_by, union
 from explorer.measures import DEFAULT_ENCODING, get_measure
 from explorer.retrieval import RRF_K, ContextPiece, Hit
 from explorer.splitters import SEMANTIC_PERCENTILE, Chunk, ChunkSettings
-
-if TYPE_CHECKING:
-    from explorer.embeddings import Vectors
 
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_docs"
 UPLOAD_TYPES = ("pdf", "md", "markdown", "txt")
@@ -627,20 +623,3 @@ def span_on_page(doc: Document, start: int, end: int, page: int) -> bool:
 
 
 # --------------------------------------------------------------------------- embedding
-
-
-def embed_longest_first(
-    embedder: Embedder, texts: Sequence[str], *, progress: Progress | None = None
-) -> Vectors:
-    """``embedder.embed(texts)``, with the texts it has not cached embedded longest first.
-
-    ``Embedder.embed`` cuts batches of 32 in the order it is given, so a batch mixes long and
-    short texts and pads the short ones to the longest: about 0.8× the throughput of the
-    model's own ``encode``, which sorts by length (``python -m explorer.bench_query``). Handing
-    the missing texts over longest first brings it to 1.0×. (This belongs inside
-    ``Embedder.embed``; until it is there, the app embeds through this function.)
-    """
-    todo = sorted({t for t in texts if not embedder.cached(t)}, key=len, reverse=True)
-    if todo:
-        embedder.embed(todo, progress=progress)
-    return embedder.embed(texts)

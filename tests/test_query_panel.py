@@ -482,28 +482,25 @@ def test_underlines_are_drawn_on_the_pdf_page() -> None:
     assert marked != plain
 
 
-class _Recorder:
-    """Stands in for an Embedder: remembers what it was asked to embed, and in what order."""
+def test_embedding_hands_missing_texts_to_the_model_longest_first() -> None:
+    import numpy as np
 
-    def __init__(self, cached: set[str]) -> None:
-        self.seen = set(cached)
-        self.calls: list[list[str]] = []
+    from explorer.embeddings import Embedder
 
-    def cached(self, text: str) -> bool:
-        return text in self.seen
+    class Model:
+        def __init__(self) -> None:
+            self.batches: list[list[str]] = []
 
-    def embed(self, texts: list[str], *, progress: object = None) -> list[int]:
-        self.calls.append(list(texts))
-        self.seen.update(texts)
-        return [len(t) for t in texts]
+        def encode(self, batch: list[str], **_: object) -> np.ndarray:
+            self.batches.append(list(batch))
+            return np.array([[float(len(t)), 1.0] for t in batch], dtype=np.float32)
 
-
-def test_embedding_hands_missing_texts_over_longest_first() -> None:
-    rec = _Recorder(cached={"cached already"})
+    emb = Embedder("fake")
+    emb._model = model = Model()
+    emb._cache["cached already"] = np.array([14.0, 1.0], dtype=np.float32)
     texts = ["a", "ccc", "cached already", "bb", "ccc"]
-    out = pipeline.embed_longest_first(rec, texts)  # type: ignore[arg-type]
-    assert rec.calls[0] == ["ccc", "bb", "a"]  # the missing ones, each once, longest first
-    assert rec.calls[-1] == texts and out == [1, 3, 14, 2, 3]  # then all, in the caller's order
-    rec.calls.clear()
-    pipeline.embed_longest_first(rec, texts)  # type: ignore[arg-type]
-    assert rec.calls == [texts]  # nothing missing: one call
+    out = emb.embed(texts)
+    assert model.batches == [["ccc", "bb", "a"]]  # the missing ones, each once, longest first
+    assert [row[0] for row in out] == [1, 3, 14, 2, 3]  # rows in the caller's order
+    emb.embed(texts)
+    assert model.batches == [["ccc", "bb", "a"]]  # nothing missing: the model is not called
