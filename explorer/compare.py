@@ -38,6 +38,7 @@ from explorer.evaluation import (
     Workspace,
     evaluate,
     parse_queries,
+    sweep_cells,
 )
 from explorer.evidence import Span
 from explorer.render import PALETTE, Marker
@@ -353,12 +354,6 @@ def run_eval(
     result = evaluate(queries, workspace, config, ks=ks, budgets=budgets, progress=on_query)
     report(1.0, "done")
     return result
-
-
-def sweep_cells(sizes: Iterable[int], overlaps: Iterable[int]) -> list[tuple[int, int]]:
-    """Every ``(size, overlap)`` pair with ``overlap < size``, sizes first, in the given order."""
-    ss, os_ = list(dict.fromkeys(sizes)), list(dict.fromkeys(overlaps))
-    return [(s, o) for s in ss for o in os_ if o < s]
 
 
 def run_sweep(

@@ -315,7 +315,7 @@ def _markdown_parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table").enable("strikethrough")
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
     """Shrink ``[start, end)`` so it neither starts nor ends with white space."""
     while start < end and text[start].isspace():
         start += 1
@@ -366,7 +366,7 @@ def markdown_structure(text: str) -> tuple[tuple[Block, ...], tuple[Heading, ...
     headings: list[Heading] = []
     stack: list[Heading] = []
     if fm_end:
-        blocks.append(Block("code", *_trim(text, 0, fm_end)))
+        blocks.append(Block("code", *trim_span(text, 0, fm_end)))
 
     depth_inside_atomic = 0  # no paragraphs from inside tables
     rows: list[TableRow] = []
@@ -384,14 +384,14 @@ def markdown_structure(text: str) -> tuple[tuple[Block, ...], tuple[Heading, ...
         if tok.type == "tr_open" and tok.map is not None:
             a, b = tok.map
             rows.append(
-                TableRow(*_trim(text, offset(a + body_line), offset(b + body_line)), in_thead)
+                TableRow(*trim_span(text, offset(a + body_line), offset(b + body_line)), in_thead)
             )
             continue
         kind = _BLOCK_TOKENS.get(tok.type)
         if kind is None or tok.map is None:
             continue
         a, b = tok.map
-        start, end = _trim(text, offset(a + body_line), offset(b + body_line))
+        start, end = trim_span(text, offset(a + body_line), offset(b + body_line))
         if start >= end:
             continue
         if kind == "table":

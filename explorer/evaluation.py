@@ -531,6 +531,12 @@ def flipped(a: EvalReport, b: EvalReport, *, k: int) -> list[tuple[str, bool, bo
     return out
 
 
+def sweep_cells(sizes: Iterable[int], overlaps: Iterable[int]) -> list[tuple[int, int]]:
+    """Every ``(size, overlap)`` pair with ``overlap < size``, sizes first, in the given order."""
+    ss, os_ = list(dict.fromkeys(sizes)), list(dict.fromkeys(overlaps))
+    return [(s, o) for s in ss for o in os_ if o < s]
+
+
 def sweep(
     queries: Sequence[Query],
     workspace: Workspace,
@@ -543,7 +549,7 @@ def sweep(
     progress: Progress | None = None,
 ) -> list[EvalReport]:
     """Evaluate every (size, overlap) cell with ``overlap < size``; embeddings are shared."""
-    cells = [(s, o) for s in sizes for o in overlaps if o < s]
+    cells = sweep_cells(sizes, overlaps)
     if not cells:
         raise SettingsError("the sweep has no cell with overlap smaller than size")
     reports = []

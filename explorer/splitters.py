@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from explorer.documents import Block, Document
+from explorer.documents import Block, Document, trim_span
 from explorer.errors import SettingsError
 from explorer.measures import DEFAULT_ENCODING, UNITS, Measure, Units, get_measure
 
@@ -579,14 +579,6 @@ def split(
     return _finish(doc, settings, units, spans)
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
 def _finish(
     doc: Document,
     settings: ChunkSettings,
@@ -596,7 +588,7 @@ def _finish(
     text = doc.text
     trimmed: list[tuple[int, int, set[str]]] = []
     for s, e, flag in spans:
-        s, e = _trim(text, s, e)
+        s, e = trim_span(text, s, e)
         if s >= e:
             continue
         flags = {flag} if flag else set()
