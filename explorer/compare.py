@@ -41,6 +41,7 @@ from explorer.evaluation import (
     sweep_cells,
 )
 from explorer.evidence import Span
+from explorer.pipeline import NEIGHBOURS_MAX
 from explorer.render import PALETTE, Marker
 from explorer.splitters import RECURSIVE_LEVELS, Chunk
 
@@ -537,6 +538,10 @@ def explorer_state(config: EvalConfig) -> dict[str, Any]:
         "overlap_exact": s.overlap,
         "separators": [lvl for lvl in RECURSIVE_LEVELS if lvl in s.separators],
         "prefix": config.heading_prefix,
+        "retriever": config.retriever,
+        "neighbours": min(config.neighbours, NEIGHBOURS_MAX),
+        "section": False,
+        "merge": config.merge or config.neighbours > 0,
         "chunk": None,
         "page": 1,
     }

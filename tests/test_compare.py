@@ -458,6 +458,8 @@ def test_explorer_state_sets_every_key_the_main_page_reads() -> None:
     cfg = EvalConfig(
         settings=ChunkSettings(splitter="recursive", unit="words", size=150, overlap=30),
         heading_prefix=False,
+        retriever="dense",
+        neighbours=1,
     )
     keys = compare.explorer_state(cfg)
     assert keys == {
@@ -469,6 +471,10 @@ def test_explorer_state_sets_every_key_the_main_page_reads() -> None:
         "overlap_exact": 30,
         "separators": ["paragraph", "line", "sentence", "word"],
         "prefix": False,
+        "retriever": "dense",
+        "neighbours": 1,
+        "section": False,
+        "merge": True,
         "chunk": None,
         "page": 1,
     }
