@@ -132,7 +132,7 @@ def _broken_xref() -> bytes:
     def shift(m: re.Match[bytes]) -> bytes:
         return b"%010d 00000 n" % (int(m.group(1)) + 7)
 
-    head, sep, tail = data.rpartition(b"xref\n")
+    head, sep, tail = data.rpartition(b"\nxref\n")
     tail = re.sub(rb"(\d{10}) 00000 n", shift, tail)
     tail = re.sub(rb"startxref\n\d+", b"startxref\n123", tail)
     return head + sep + tail
