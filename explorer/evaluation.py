@@ -254,8 +254,12 @@ def score_query(
 
     def chars(n: int) -> tuple[float, float, float]:
         merged = union(chunk_spans[:n])
-        # each phrase on its best-covered occurrence
-        best = [max(occ, key=lambda o: (_overlap_len(o, merged), -o[0])) for occ in phrases]
+        # each phrase on its best-covered occurrence: the largest share of it retrieved, so a
+        # phrase with a wholly retrieved occurrence (covered) has all its characters retrieved
+        best = [
+            max(occ, key=lambda o: (_overlap_len(o, merged) / max(1, o[1] - o[0]), -o[0]))
+            for occ in phrases
+        ]
         evidence = union(best)
         total = sum(e - s for s, e in evidence)
         inter = sum(_overlap_len(sp, merged) for sp in evidence)
