@@ -269,7 +269,7 @@ with st.sidebar:
     )
 
 if state.upload_error:
-    st.error(state.upload_error)
+    st.error(pipeline.md_text(state.upload_error))
 if not sources:
     st.stop()
 
@@ -288,7 +288,7 @@ else:
 try:
     doc = load(sha, file_name, data)
 except ExplorerError as exc:
-    st.error(str(exc))
+    st.error(pipeline.md_text(str(exc)))
     st.stop()
 
 # --------------------------------------------------------------------------- sidebar: settings
@@ -402,11 +402,11 @@ try:
         chunks = chunk(doc.sha256, chunking_key, doc, settings)
     diagnosis = check(doc.sha256, chunking_key, state.prefix, doc, chunks)
 except ExplorerError as exc:
-    st.error(str(exc))
+    st.error(pipeline.md_text(str(exc)))
     st.stop()
 
 for warning in doc.warnings:
-    st.info(warning)
+    st.info(pipeline.md_text(warning))  # warnings may quote the file name or its text
 if doc.normalisation:
     with st.expander("How the text was extracted"):
         for note in doc.normalisation:
@@ -489,7 +489,8 @@ if question and chunks:
         ranking = index.rank(question, state.retriever)
     except ExplorerError as exc:
         st.error(
-            f"{exc}  \nThe {state.retriever} retriever needs the model; bm25 works without it."
+            f"{pipeline.md_text(str(exc))}  \nThe {state.retriever} retriever needs the model; "
+            "bm25 works without it."
         )
     hits = ranking[: state.k]
     asked = f"{state.source}\n{question}"

@@ -185,6 +185,21 @@ def md_escape(text: str) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 
+_MARKDOWN_MARKUP = re.compile(r"([\\`*_\[\]<>!$~|#])")
+
+
+def md_text(text: str) -> str:
+    """A message that quotes a file name or document text, safe to show through Markdown.
+
+    ``st.error``, ``st.info`` and friends read their text as Markdown: a file named
+    ``![x](http://host/x.png).md`` would load an image from that host, ``[a](javascript:…)`` would
+    be a link. Escaping the characters that start images, links, HTML, emphasis, code, maths
+    and headings leaves plain text that reads the same (unlike :func:`md_escape`, dots, colons
+    and dashes are kept as they are, so messages stay searchable).
+    """
+    return _MARKDOWN_MARKUP.sub(r"\\\1", text)
+
+
 def overlap_text(units: int | None, chars: int | None, unit: str) -> str:
     """``"12 tokens (57 characters)"``, ``"none"``, or ``"—"`` when there is no neighbour."""
     if units is None or chars is None:

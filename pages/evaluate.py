@@ -356,13 +356,19 @@ st.caption(
     "lie inside the top k retrieved chunks — choose chunking by that, not by how chunks look."
 )
 if problem:
-    st.error(f"The query set has a problem: {problem}. Fix it in the Query set tab.")
+    st.error(
+        f"The query set has a problem: {pipeline.md_text(problem)}. Fix it in the Query set tab."
+    )
 if not folder.is_dir():
-    st.error(f"The documents folder {folder} does not exist; set it in the sidebar.")
+    st.error(
+        f"The documents folder {pipeline.md_text(str(folder))} does not exist; set it in the "
+        "sidebar."
+    )
 elif absent:
     st.warning(
-        f"Left out: questions about {len(absent)} document(s) not in {folder}: "
-        f"{', '.join(absent)}. Copy the files there, or point the sidebar at their folder."
+        f"Left out: questions about {len(absent)} document(s) not in "
+        f"{pipeline.md_text(str(folder))}: {pipeline.md_text(', '.join(absent))}. Copy the files "
+        "there, or point the sidebar at their folder."
     )
 
 
@@ -395,9 +401,9 @@ if tab_set.open:
             help="Off: a loaded set replaces the questions below. On: its new ids are added.",
         )
         if state.qs_error:
-            st.error(state.qs_error)
+            st.error(pipeline.md_text(state.qs_error))
         elif state.qs_notice:
-            st.success(state.qs_notice)
+            st.success(pipeline.md_text(state.qs_notice))
 
         # the editor starts from a snapshot; it is rebuilt when the set changed elsewhere (a
         # load, or the main page's "add this query") or when its edits were dropped
@@ -499,7 +505,7 @@ def config_inputs(side: str) -> EvalConfig | None:
             merge=bool(state[p + "merge"]),
         )
     except ExplorerError as exc:
-        st.error(str(exc))
+        st.error(pipeline.md_text(str(exc)))
         return None
 
 
@@ -671,7 +677,7 @@ if tab_ab.open:
                     progress=lambda f, m: bar.progress(0.5 + f / 2, text=f"B · {m}"),
                 )
             except Exception as exc:  # a typed error, or a bug: one message, no traceback
-                st.error(run_failed(exc))
+                st.error(pipeline.md_text(run_failed(exc)))
             else:
                 state.ab_result = {"a": rep_a, "b": rep_b, "seconds": time.monotonic() - t0}
                 state.pop("ab_query", None)
@@ -833,7 +839,7 @@ if tab_sweep.open:
                 not grid_error,
             )
         if grid_error:
-            st.error(grid_error)
+            st.error(pipeline.md_text(grid_error))
         if clicked and base is not None:
             assert ws is not None
             bar = st.progress(0.0, text="Starting…")
@@ -848,7 +854,7 @@ if tab_sweep.open:
                     progress=lambda f, m: bar.progress(f, text=m),
                 )
             except Exception as exc:  # a typed error, or a bug: one message, no traceback
-                st.error(run_failed(exc))
+                st.error(pipeline.md_text(run_failed(exc)))
             else:
                 state.sweep_result = {"reports": reports, "seconds": time.monotonic() - t0}
                 state.sw_cell = compare.best_cell(reports, k=state.sw_k)

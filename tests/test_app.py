@@ -390,7 +390,7 @@ def test_a_bad_upload_shows_one_error_and_keeps_the_document(
         load_document(data, name=name)
     upload(app, name, data)
     assert not app.exception
-    assert [e.value for e in app.error] == [str(expected.value)]
+    assert [e.value for e in app.error] == [pipeline.md_text(str(expected.value))]
     assert app.selectbox(key="source").value == FIRST
     assert n_chunks(app) == before
     assert len(badges(doc_html(app))) == before
@@ -454,6 +454,31 @@ def test_html_in_markdown_is_shown_as_text(app: AppTest) -> None:
     assert "&lt;script&gt;" in body
     assert not re.search(r"<[a-z][^>]*\son\w+=", body, re.I)
     assert "javascript:" not in re.sub(r">[^<]*<", "><", body)  # never inside a tag
+
+
+def test_a_file_name_in_an_error_is_shown_as_text_not_markdown(app: AppTest) -> None:
+    name = "![x](http://203.0.113.1/x.png)<img src=x onerror=alert(1)>[a](javascript:x)_b_.md"
+    upload(app, name, b"")
+    [shown] = [e.value for e in app.error]
+    # every character that could start an image, a link, HTML or emphasis is escaped
+    assert shown.startswith(r"\!\[x\](http://203.0.113.1/x.png)\<img src=x onerror=alert(1)\>")
+    assert re.search(r"(?<!\\)[\[\]<>!_]", shown) is None
+
+
+def test_two_sessions_do_not_share_uploads() -> None:
+    a, b = open_app(**CHUNK_VIEW), open_app(**CHUNK_VIEW)
+    upload(a, "notes.md", b"# A\n\nOnly session A has ALPHA-1234 in it.\n")
+    upload(b, "notes.md", b"# B\n\nOnly session B has BRAVO-5678 in it.\n")
+    a.run()
+    for at, mine, theirs in ((a, "ALPHA-1234", "BRAVO-5678"), (b, "BRAVO-5678", "ALPHA-1234")):
+        assert_ok(at)
+        assert at.selectbox(key="source").value == "notes.md"
+        assert mine in doc_html(at) and theirs not in doc_html(at)
+        _, _, data = at.session_state["uploads"]["notes.md"]
+        assert theirs.encode() not in data
+    fresh = open_app(**CHUNK_VIEW)
+    assert "notes.md" not in fresh.selectbox(key="source").options
+    assert not fresh.session_state["uploads"]
 
 
 # --------------------------------------------------------------------------- pipeline & charts
