@@ -94,13 +94,20 @@ def check(
     return diagnose(_doc, _chunks, prefix_headings=prefix, model_measure=measure("model-tokens"))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, show_spinner="Drawing the document…")
 def document_html(
-    sha256: str, view_key: str, _doc: Document, _highlights: list[render.Highlight]
+    sha256: str,
+    view_key: str,
+    start: int,
+    end: int,
+    _doc: Document,
+    _highlights: list[render.Highlight],
 ) -> str:
+    """The document's ``[start, end)`` window (all of it unless it is long) as HTML."""
+    window = render.Window(start, end, len(_doc.text))
     if _doc.kind == "markdown" and not view_key.endswith("|raw"):
-        return render.render_markdown(_doc, _highlights)
-    return render.render_text(_doc, _highlights)
+        return render.render_markdown(_doc, _highlights, window=window)
+    return render.render_text(_doc, _highlights, window=window)
 
 
 @st.cache_data(max_entries=64, show_spinner="Drawing the page…")
@@ -620,8 +627,22 @@ with doc_col:
         st.image(png, caption=f"{pipeline.md_escape(doc.name)}, page {page}", output_format="PNG")
     else:
         raw = doc.kind == "markdown" and state.raw
+        # a long document is drawn a window at a time, around the selected chunk or best hit
+        focus = selected if selected is not None else hits[0].index if hits else None
+        window = render.window(doc.text, None if focus is None else chunks[focus].start)
+        if not window.whole:
+            st.caption(pipeline.window_note(window, chunks))
         with st.container(height=720, key="doc_view"):
-            st.html(document_html(doc.sha256, view_key + ("|raw" if raw else ""), doc, highlights))
+            st.html(
+                document_html(
+                    doc.sha256,
+                    view_key + ("|raw" if raw else ""),
+                    window.start,
+                    window.end,
+                    doc,
+                    highlights,
+                )
+            )
         if selected is not None:  # our own script, no document content: bring the chunk into view
             st.html(pipeline.scroll_script(selected), unsafe_allow_javascript=True)
 

@@ -281,6 +281,28 @@ def scroll_script(index: int) -> str:
     return _SCROLL_JS.replace("INDEX", str(int(index)))
 
 
+def window_note(
+    window: render.Window,
+    chunks: Sequence[Chunk],
+    *,
+    how: str = "Pick a chunk, here or in the table, to move the window.",
+) -> str:
+    """What a drawn window of a long document shows (chunks counted in ``chunks``), and ``how``
+    to move it (Markdown)."""
+    starts = [c.start for c in chunks]
+    first = bisect.bisect_left(starts, window.start)
+    last = bisect.bisect_left(starts, window.end) - 1
+    held = (
+        f"chunks {first:,}–{last:,} of {len(chunks):,}"
+        if last >= first
+        else f"part of one chunk of {len(chunks):,}"
+    )
+    return (
+        f"A long document: showing characters {window.start:,}–{window.end:,} of "
+        f"{window.total:,} ({held}). {how}"
+    )
+
+
 def valid_chunk(value: object, n_chunks: int) -> int | None:
     """``value`` if it is a chunk index below ``n_chunks``, else ``None``.
 

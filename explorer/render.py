@@ -425,6 +425,7 @@ white-space:pre-wrap;overflow-wrap:anywhere}}
 .ce-doc pre.ce-html{{background:#fff8e6;color:#59636e}}
 .ce-doc .ce-html{{color:#59636e}}
 .ce-doc .ce-image{{color:#59636e;font-style:italic}}
+.ce-doc .ce-note{{color:#59636e;font-style:italic;white-space:normal}}
 .ce-doc table{{display:block;width:max-content;max-width:100%;overflow:auto;
 border-collapse:collapse;border-spacing:0}}
 .ce-doc th,.ce-doc td{{padding:6px 13px;border:1px solid #d1d9e0}}
@@ -464,6 +465,77 @@ def _fragment(body: str, kind: str) -> str:
     return f'<div class="ce-doc {kind}"><style>{_CSS_LINE}</style>{body}</div>'
 
 
+# --------------------------------------------------------------------------- long documents
+
+WINDOW_CHARS = 120_000
+"""The most source text drawn as HTML at once. Rendering is linear but not cheap (about 0.2 s
+and 250 KB of HTML per 100,000 characters of Markdown, more with many highlights), and a browser
+slows down on tens of megabytes of spans: a longer document is drawn a window at a time."""
+
+
+@dataclass(frozen=True)
+class Window:
+    """The stretch ``[start, end)`` of a document's ``total`` characters that is drawn."""
+
+    start: int
+    end: int
+    total: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start <= self.end <= self.total:
+            raise ValueError(f"window [{self.start}, {self.end}) outside [0, {self.total})")
+
+    @property
+    def whole(self) -> bool:
+        return self.start == 0 and self.end == self.total
+
+
+def window(text: str, around: int | None = None, *, size: int = WINDOW_CHARS) -> Window:
+    """The part of ``text`` to draw: all of it when it has at most ``size`` characters, else about
+    ``size`` characters with offset ``around`` (the document's start when ``None``) in the first
+    third. Both ends move back to a blank line, or failing that a line start, within the last
+    quarter of the window, so Markdown blocks are rarely cut (a block that is cut is drawn from
+    where the window starts)."""
+    if size < 1:
+        raise ValueError(f"window size must be at least 1, got {size}")
+    n = len(text)
+    if n <= size:
+        return Window(0, n, n)
+    at = 0 if around is None else min(max(int(around), 0), n)
+    start = max(0, min(at - size // 3, n - size))
+    end = min(n, start + size)
+    if start > 0:
+        start = _cut(text, start, max(0, start - size // 4))
+    if end < n:
+        end = _cut(text, end, start + size - size // 4)
+    return Window(start, max(end, start), n)
+
+
+def _cut(text: str, pos: int, floor: int) -> int:
+    """A place at or before ``pos`` (not before ``floor``) just after a blank line, else just
+    after a line break, else ``pos`` itself."""
+    for sep in ("\n\n", "\n"):
+        p = text.rfind(sep, floor, pos)
+        if p >= 0:
+            return p + len(sep)
+    return pos
+
+
+def _in_window(
+    w: Window, highlights: Sequence[Highlight], markers: Sequence[Marker]
+) -> tuple[list[Highlight], list[Marker]]:
+    """Highlights clipped to ``w`` and markers inside it, shifted to the window's offsets."""
+    from dataclasses import replace
+
+    hs = [
+        replace(h, start=max(h.start, w.start) - w.start, end=min(h.end, w.end) - w.start)
+        for h in highlights
+        if h.end > w.start and h.start < w.end
+    ]
+    ms = [replace(m, offset=m.offset - w.start) for m in markers if w.start <= m.offset < w.end]
+    return hs, ms
+
+
 # --------------------------------------------------------------------------- plain text
 
 
@@ -474,17 +546,32 @@ def _plain(doc: Document, highlights: Sequence[Highlight], markers: Sequence[Mar
 
 
 def render_text(
-    doc: Document, highlights: Sequence[Highlight], *, markers: Sequence[Marker] = ()
+    doc: Document,
+    highlights: Sequence[Highlight],
+    *,
+    markers: Sequence[Marker] = (),
+    window: Window | None = None,
 ) -> str:
     """Plain text (or a PDF's extracted text) in a wrapping monospace block, tinted.
 
     Offsets map one to one: the tinted text of a highlight is exactly ``doc.text[start:end]``.
-    Each of ``markers`` is drawn just before the character at its offset.
+    Each of ``markers`` is drawn just before the character at its offset. With ``window`` only
+    ``doc.text[window.start:window.end]`` is drawn (see :func:`window`).
     """
+    if window is not None and not window.whole:
+        hs, ms = _in_window(window, highlights, markers)
+        part = doc.text[window.start : window.end]
+        return _fragment(_paint([_Run(part, range(len(part)), pre=True)], hs, ms), "ce-plain")
     return _plain(doc, highlights, markers)
 
 
 # --------------------------------------------------------------------------- markdown
+
+
+MAX_NESTING = 40
+"""Blocks nested deeper than this (a list in a list in a quote…, 20 levels of lists) are beyond
+markdown-it's recursion guard, which silently drops what is inside them; such a document is
+shown as its source instead, with a note, so no text goes missing."""
 
 
 def render_markdown(
@@ -493,17 +580,38 @@ def render_markdown(
     *,
     raw: bool = False,
     markers: Sequence[Marker] = (),
+    window: Window | None = None,
 ) -> str:
     """Markdown rendered as a reader sees it, the visible text of each highlight tinted.
 
     With ``raw=True`` the Markdown source is shown instead (escaped, white space kept).
     Returns one self-contained HTML fragment: a ``<style>`` block scoped to ``.ce-doc`` and a
     ``<div class="ce-doc">``. Each of ``markers`` is drawn just before the first visible
-    character at or after its offset.
+    character at or after its offset. Raw HTML in the document is never interpreted: it is
+    shown as text, in a grey monospace face (``class="ce-html"``).
+
+    With ``window`` only ``doc.text[window.start:window.end]`` is rendered (see :func:`window`);
+    a block cut by the window's start is read from there (a code fence opened before the window
+    shows as text, say).
     """
     if raw:
-        return _plain(doc, highlights, markers)
-    return _fragment(_paint(_MarkdownRenderer(doc.text).render(), highlights, markers), "ce-md")
+        return render_text(doc, highlights, markers=markers, window=window)
+    text, hs, ms = doc.text, list(highlights), list(markers)
+    if window is not None and not window.whole:
+        text = doc.text[window.start : window.end]
+        hs, ms = _in_window(window, highlights, markers)
+    renderer = _MarkdownRenderer(text, front_matter=window is None or window.start == 0)
+    parts = renderer.render()
+    if renderer.too_deep:
+        note = (
+            f'<p class="ce-note">This Markdown nests blocks more than {MAX_NESTING} levels deep, '
+            "beyond what the renderer follows: it is shown as its source.</p>"
+        )
+        body = _paint(
+            ["<pre><code>", _Run(text, range(len(text)), pre=True), "</code></pre>"], hs, ms
+        )
+        return _fragment(note + body, "ce-md")
+    return _fragment(_paint(parts, hs, ms), "ce-md")
 
 
 def _normalize(text: str) -> tuple[str, Sequence[int]]:
@@ -552,15 +660,16 @@ class _MarkdownRenderer:
     ``doc.text`` when a run of text is emitted.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, front_matter: bool = True) -> None:
         self.norm, self.n2o = _normalize(text)
+        self.too_deep = False  # markdown-it gave up on a block nested too deep
         self.starts = [0] + [m.end() for m in re.finditer("\n", self.norm)]
         self.parts: list[_Part] = []
         self._text: list[str] = []
         self._offsets: list[int] = []
         self.pre = False  # inside a code block: line breaks are shown
         # front matter, detected as the loader does, is shown as a code block
-        fm_end = _front_matter_end(text)
+        fm_end = _front_matter_end(text) if front_matter else 0
         self.body_line = bisect.bisect_left(line_starts(text), fm_end) if fm_end else 0
 
     # ---- helpers
@@ -630,7 +739,8 @@ class _MarkdownRenderer:
     def render(self) -> list[_Part]:
         from markdown_it import MarkdownIt
 
-        md = MarkdownIt("commonmark").enable("table").enable("strikethrough")
+        md = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING + 2})
+        md.enable("table").enable("strikethrough")
         md.disable("text_join")  # keep escapes and entities as their own tokens, with markup
         md.validateLink = lambda url: True  # type: ignore[method-assign]  # safe_href decides
         if self.body_line:
@@ -642,6 +752,9 @@ class _MarkdownRenderer:
             self.markup("</code></pre>")
         base = self.body_line
         tokens = md.parse(self.norm[self.line(base) :])
+        if any(tok.level >= MAX_NESTING for tok in tokens):  # deeper ones may be lost
+            self.too_deep = True
+            return []
         cur = 0
         for tok in tokens:
             t = tok.type

@@ -98,9 +98,11 @@ def boundary_html(
     _evidence: list[render.Highlight],
 ) -> str:
     markers = compare.boundary_markers(_a, _b)
+    # a long document is drawn a window at a time, around the first evidence phrase
+    window = render.window(_doc.text, _evidence[0].start if _evidence else None)
     if _doc.kind == "markdown":
-        return render.render_markdown(_doc, _evidence, markers=markers)
-    return render.render_text(_doc, _evidence, markers=markers)
+        return render.render_markdown(_doc, _evidence, markers=markers, window=window)
+    return render.render_text(_doc, _evidence, markers=markers, window=window)
 
 
 @st.cache_data(max_entries=32, show_spinner="Drawing the page…")
@@ -605,6 +607,13 @@ def show_boundaries(ra: EvalReport, rb: EvalReport, rows: list[dict[str, Any]]) 
         st.image(png, caption=f"{pipeline.md_escape(doc.name)}, page {state.ab_page}")
     else:
         html = boundary_html(key, doc, chunks_a, chunks_b, evidence)
+        window = render.window(doc.text, evidence[0].start if evidence else None)
+        if not window.whole:
+            st.caption(
+                pipeline.window_note(
+                    window, chunks_a, how="It is centred on the first evidence phrase."
+                )
+            )
         with st.container(height=560, key="ab_doc"):
             st.html(html)
         if evidence:  # our own script, no document content: scroll to the first evidence badge

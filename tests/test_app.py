@@ -377,7 +377,6 @@ def bad_uploads() -> Iterator[tuple[str, bytes]]:
     yield "not-a-pdf.pdf", b"Just some text, saved with the wrong suffix.\n"
     yield "encrypted.pdf", encrypted_pdf()
     yield "scanned.pdf", scanned_pdf()
-    yield "latin1.md", "# Café\n\nDéjà vu à la carte.\n".encode("latin-1")
     yield "binary.md", bytes(range(256)) * 8
 
 

@@ -26,6 +26,7 @@ from explorer.render import (
     render_pdf_page,
     render_text,
     safe_href,
+    window,
 )
 from explorer.splitters import ChunkSettings, split
 from tests.conftest import corpus_files, load_cached, make_doc
@@ -566,3 +567,137 @@ def test_pdf_through_the_loader() -> None:
         _pixels(render_pdf_page(data, 2, doc, [h2], zoom=zoom)).samples
         != _pixels(render_pdf_page(data, 2, doc, [], zoom=zoom)).samples
     )
+
+
+# --------------------------------------------------------------------------- one vector at a time
+
+ALLOWED_TAGS = {
+    *("div", "style", "p", "span", "a", "pre", "code", "em", "strong", "del", "br", "hr"),
+    *("h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote"),
+    *("table", "thead", "tbody", "tr", "th", "td"),
+}
+ALLOWED_ATTRS = {"class", "style", "title", "href", "rel", "target", "data-index", "start"}
+VECTORS = {
+    "script": "<script>window.__pwned=1</script>",
+    "script upper case": "<SCRIPT SRC=http://203.0.113.1/x.js></SCRIPT>",
+    "iframe src": '<iframe src="https://example.com/"></iframe>',
+    "iframe srcdoc": '<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>',
+    "img onerror": "<img src=x onerror=alert(1)>",
+    "img unclosed": "<img src=x onerror=alert(1)//",
+    "svg onload": "<svg onload=alert(1)><circle r=4/></svg>",
+    "math": "<math><mtext><script>alert(1)</script></mtext></math>",
+    "object": '<object data="http://203.0.113.1/x.swf"></object>',
+    "embed": '<embed src="http://203.0.113.1/x.swf">',
+    "form": '<form action="http://203.0.113.1/"><input autofocus onfocus=alert(1)></form>',
+    "textarea": "<textarea><script>alert(1)</script></textarea>",
+    "noscript": "<noscript><p title='</noscript><img src=x onerror=alert(1)>'></noscript>",
+    "meta refresh": '<meta http-equiv="refresh" content="0;url=http://203.0.113.1/">',
+    "link stylesheet": '<link rel=stylesheet href="http://203.0.113.1/x.css">',
+    "base": '<base href="http://203.0.113.1/">',
+    "style import": "<style>@import url(http://203.0.113.1/x.css);</style>",
+    "style overlay": "<style>div{position:fixed;inset:0;z-index:9999}body{display:none}</style>",
+    "inline style": '<div style="position:fixed;inset:0;z-index:9999">cover</div>',
+    "inline span style": 'Text <span style="position:fixed;inset:0">cover</span> here.',
+    "comment": "<!-- <script>alert(1)</script> -->",
+    "cdata": "<![CDATA[<script>alert(1)</script>]]>",
+    "heading html": "# Title <img src=x onerror=alert(1)>",
+    "table cell html": "| a |\n|---|\n| <script>alert(1)</script> |",
+    "javascript link": "[a](javascript:alert(1))",
+    "spaced javascript link": "[a](<java\tscript:alert(1)>)",
+    "entity javascript link": "[a](&#106;avascript:alert(1))",
+    "javascript autolink": "<javascript:alert(1)>",
+    "javascript reference": "[a][r]\n\n[r]: javascript:alert(1)",
+    "vbscript link": "[a](vbscript:msgbox(1))",
+    "data html link": "[a](data:text/html;base64,PHNjcmlwdD4=)",
+    "data anchor": '<a href="data:text/html,<script>alert(1)</script>">a</a>',
+    "data svg image": "![i](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)",
+    "external image": "![x](http://203.0.113.1/x.png)",
+    "image title breaks out": '![x](x.png "t\\" onerror=\\"alert(1)")',
+    "link title breaks out": '[a](https://ok.example "t\\" onmouseover=\\"alert(1)")',
+    "link url with quote": '[a](https://ok.example/"onmouseover="alert(1))',
+}
+
+
+@pytest.mark.parametrize("source", list(VECTORS.values()), ids=list(VECTORS))
+def test_each_hostile_vector_is_inert(source: str) -> None:
+    text = f"# Doc\n\nBefore the attack.\n\n{source}\n\nAfter the attack.\n"
+    doc = make_doc(text, kind="markdown", name="evil.md")
+    chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=40, overlap=10))
+    for raw in (False, True):
+        page = parse(render_markdown(doc, chunk_highlights(chunks, selected=0), raw=raw))
+        tags = [t for t, _ in page.elements]
+        assert set(tags) <= ALLOWED_TAGS, set(tags) - ALLOWED_TAGS
+        assert tags.count("style") == 1 and tags.count("div") == 1  # the wrapper and its CSS
+        for tag, attrs in page.elements:
+            assert set(attrs) <= ALLOWED_ATTRS, (tag, attrs)
+            if "style" in attrs:  # only the tints the renderer writes
+                assert tag == "span" and "position" not in (attrs["style"] or ""), attrs
+            if "href" in attrs:
+                assert tag == "a" and safe_href(attrs["href"]) == attrs["href"]
+                assert (attrs["href"] or "").startswith("https://ok.example")
+        visible = page.visible()
+        assert "Before the attack." in visible and "After the attack." in visible
+        if source.startswith("<") and not source.startswith("<javascript:"):
+            assert squash(source) in squash(visible)  # raw HTML is shown as text
+
+
+# --------------------------------------------------------------------------- long and deep
+
+
+def test_a_short_document_is_one_whole_window() -> None:
+    w = window("short text", 5)
+    assert (w.start, w.end, w.total, w.whole) == (0, 10, 10, True)
+
+
+def test_a_long_document_window_holds_its_focus_and_cuts_at_blank_lines() -> None:
+    text = "".join(f"Paragraph {i} has a few words in it.\n\n" for i in range(5000))
+    at = text.index("Paragraph 3000 ")
+    w = window(text, at, size=10_000)
+    assert w.start < at < w.end and not w.whole
+    assert w.end - w.start <= 10_000
+    assert text[w.start - 2 : w.start] == "\n\n" and text[w.end - 2 : w.end] == "\n\n"
+    assert window(text, None, size=10_000).start == 0
+    assert window(text, len(text), size=10_000).end == len(text)
+    one_line = "x" * 50_000  # nowhere to cut: cut anywhere
+    w = window(one_line, 25_000, size=1_000)
+    assert w.end - w.start == 1_000 and w.start < 25_000 < w.end
+    with pytest.raises(ValueError):
+        window(text, 0, size=0)
+
+
+@pytest.mark.parametrize("raw", [False, True])
+def test_a_window_tints_exactly_its_part_of_each_chunk(raw: bool) -> None:
+    text = "# Long\n\n" + "".join(f"Sentence {i} of the long document.\n\n" for i in range(3000))
+    doc = make_doc(text, kind="markdown", name="long.md")
+    chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=300, overlap=40))
+    picked = 200
+    w = window(doc.text, chunks[picked].start, size=5_000)
+    page = parse(render_markdown(doc, chunk_highlights(chunks, selected=picked), raw=raw, window=w))
+    assert "Sentence 0 " not in page.visible() and "Sentence 2999 " not in page.visible()
+    shown = [c for c in chunks if c.end > w.start and c.start < w.end]
+    for c in shown:
+        part = doc.text[max(c.start, w.start) : min(c.end, w.end)]
+        if raw:
+            assert page.tinted(c.index) == part
+        else:
+            assert squash(page.tinted(c.index)) == squash(part.replace("#", ""))
+    assert sorted({int(b) for b in page.badges()}) == [
+        c.index for c in shown
+    ]  # a chunk begun above the window gets its badge at the window's start
+    plain = parse(render_text(doc, chunk_highlights(chunks), window=w))
+    assert plain.visible() == doc.text[w.start : w.end]
+
+
+def test_markdown_nested_too_deep_is_shown_as_source_not_lost() -> None:
+    text = "# Deep\n\n" + "".join("  " * i + f"- level {i + 1}\n" for i in range(200))
+    doc = make_doc(text, kind="markdown", name="deep.md")
+    chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=500, overlap=0))
+    html = render_markdown(doc, chunk_highlights(chunks))
+    page = parse(html)
+    assert 'class="ce-note"' in html
+    assert page.visible().endswith(text)  # the note, then every character of the source
+    for c in chunks:
+        assert page.tinted(c.index) == c.text
+    shallow = "".join("  " * i + f"- level {i + 1}\n" for i in range(12))
+    html = render_markdown(make_doc(shallow, kind="markdown", name="ok.md"), [])
+    assert 'class="ce-note"' not in html and html.count("<ul>") == 12
