@@ -1,7 +1,8 @@
 """Command line: ``python -m explorer text|chunk|query|eval|sweep ...``.
 
 Bad input never shows a traceback: it exits with status 2 and one line on stderr that says what
-is wrong and what to do.
+is wrong and what to do. A document that loads with an assumption (an encoding guessed, a damaged
+PDF repaired) gets one ``warning:`` line on stderr per assumption, and the command goes on.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from explorer.documents import load_path
+from explorer.documents import Document, load_path
 from explorer.embeddings import BUNDLED
 from explorer.errors import ExplorerError, SettingsError
 from explorer.evaluation import (
@@ -143,6 +144,14 @@ def _add_eval_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def _load(path: str) -> Document:
+    """Load the document at ``path``, printing each of its warnings as one line on stderr."""
+    doc = load_path(path)
+    for warning in doc.warnings:
+        print(f"warning: {doc.name}: {warning}", file=sys.stderr)
+    return doc
+
+
 def run_query(args: argparse.Namespace, settings: ChunkSettings) -> dict[str, object]:
     from explorer import evidence
     from explorer.embeddings import embedder
@@ -150,7 +159,7 @@ def run_query(args: argparse.Namespace, settings: ChunkSettings) -> dict[str, ob
 
     if args.k < 1:
         raise SettingsError(f"--k must be at least 1, got {args.k}")
-    doc = load_path(args.path)
+    doc = _load(args.path)
     needs_model = args.retriever != "bm25" or settings.splitter == "semantic"
     emb = embedder(args.model) if needs_model else None
     chunks = split(doc, settings, embed=emb.embed if emb else None)
@@ -302,13 +311,13 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "sweep":
         return run_sweep(args, out)
     if args.command == "text":
-        out.write(load_path(args.path).text)
+        out.write(_load(args.path).text)
         return 0
     settings = settings_from(args)  # bad settings fail before the document is read
     if args.command == "query":
         out.write(json.dumps(run_query(args, settings), ensure_ascii=False, indent=1) + "\n")
         return 0
-    doc = load_path(args.path)
+    doc = _load(args.path)
     for c in split(doc, settings):
         out.write(json.dumps(chunk_record(doc, settings, c), ensure_ascii=False) + "\n")
     return 0

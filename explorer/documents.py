@@ -11,6 +11,7 @@ to its page and rectangle (see :mod:`explorer.pdf`).
 from __future__ import annotations
 
 import bisect
+import codecs
 import hashlib
 import re
 from array import array
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from explorer.errors import DocumentError
 
@@ -241,32 +243,107 @@ def sha256_of(data: bytes) -> str:
 
 
 def decode_text(data: bytes, *, name: str) -> tuple[str, tuple[str, ...]]:
-    """Decode UTF-8 (a byte-order mark is tolerated and dropped), refusing binary data."""
+    """Decode the bytes of a text file; return the text and warnings saying what was assumed.
+
+    UTF-8 is expected (a byte-order mark is dropped). A file starting with a UTF-16 byte-order
+    mark is decoded as UTF-16. Bytes that are not UTF-8 are read as Windows-1252 (latin-1 where
+    Windows-1252 leaves a byte undefined), unless most of the file is valid UTF-8 with a few
+    damaged bytes: those become U+FFFD. Every assumption is a warning. Binary data, white space
+    only, and text over :data:`MAX_CHARS` are refused.
+    """
     warnings: list[str] = []
     if data.startswith(b"%PDF-"):
         raise DocumentError(f"{name}: this is a PDF, not text; rename it to .pdf")
-    if data.startswith(b"\xef\xbb\xbf"):
+    if len(data) > 4 * MAX_CHARS:  # UTF-8 needs at most 4 bytes a character
+        raise too_long(name, f"{len(data) / 1e6:.1f} MB")
+    if data.startswith(codecs.BOM_UTF8):
         data = data[3:]
         warnings.append("dropped a UTF-8 byte-order mark")
-    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise DocumentError(
-            f"{name}: the file is UTF-16; re-save it as UTF-8 (offsets are kept in UTF-8 text)"
+        text = _decode_utf8(data, warnings)
+    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        order = "little" if data.startswith(codecs.BOM_UTF16_LE) else "big"
+        try:
+            text = data.decode("utf-16")  # the byte-order mark says which order; it is dropped
+        except UnicodeDecodeError as exc:
+            raise DocumentError(
+                f"{name}: starts with a UTF-16 byte-order mark but is not valid UTF-16 "
+                f"({exc.reason} at byte {exc.start}); re-save it as UTF-8"
+            ) from None
+        warnings.append(
+            f"decoded as UTF-16 ({order}-endian, from its byte-order mark); offsets count "
+            "characters of the decoded text — save it as UTF-8 to avoid the conversion"
         )
-    if b"\x00" in data[:65536]:
-        raise DocumentError(f"{name}: looks binary (it contains NUL bytes), not a text file")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DocumentError(
-            f"{name}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-            "re-save it as UTF-8"
-        ) from None
-    controls = sum(1 for ch in text[:65536] if ord(ch) < 32 and ch not in "\t\n\r\f")
-    if controls > max(8, len(text[:65536]) // 100):
+    else:
+        if b"\x00" in data[:65536]:
+            raise DocumentError(f"{name}: {_nul_problem(data[:65536])}")
+        text = _decode_utf8(data, warnings)
+    sample = text[:65536]
+    controls = sum(1 for ch in sample if _is_control(ch))
+    if controls > max(8, len(sample) // 100):
         raise DocumentError(f"{name}: looks binary ({controls} control characters), not text")
     if not text.strip():
         raise DocumentError(f"{name}: the file holds only white space; there is nothing to chunk")
+    if len(text) > MAX_CHARS:
+        raise too_long(name, f"{len(text):,} characters")
     return text, tuple(warnings)
+
+
+#: The longest document (in characters of its text) that is loaded. Markdown structure costs
+#: about 2 s a million characters, so this keeps a load under half a minute and memory bounded;
+#: a bigger file is refused with a message to split it.
+MAX_CHARS = 10_000_000
+
+
+def too_long(name: str, size: str) -> DocumentError:
+    """The error for a document over :data:`MAX_CHARS` (``size`` says how big it is)."""
+    return DocumentError(
+        f"{name} is too long ({size}); the limit for one document is {MAX_CHARS:,} characters "
+        "— split the file into parts and load them one at a time"
+    )
+
+
+def _is_control(ch: str) -> bool:
+    """C0 and C1 control characters other than tab, line feed, carriage return, form feed."""
+    o = ord(ch)
+    return (o < 32 and ch not in "\t\n\r\f") or 0x7F <= o <= 0x9F
+
+
+def _nul_problem(head: bytes) -> str:
+    """Why bytes with NULs are refused; UTF-16 without a byte-order mark gets its own hint."""
+    even, odd = head[0::2].count(0), head[1::2].count(0)
+    if max(even, odd) > 0.3 * len(head) / 2 and min(even, odd) < 0.05 * len(head) / 2:
+        return (
+            "looks like UTF-16 without a byte-order mark (every other byte is NUL); "
+            "re-save it as UTF-8"
+        )
+    return "looks binary (it contains NUL bytes), not a text file"
+
+
+def _decode_utf8(data: bytes, warnings: list[str]) -> str:
+    """UTF-8, or the best reading of bytes that are not: see :func:`decode_text`."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        first = f"byte 0x{data[exc.start]:02x} at offset {exc.start}"
+    replaced = data.decode("utf-8", errors="replace")
+    bad = replaced.count("\ufffd") - data.count("\ufffd".encode())
+    non_ascii = len(replaced) - len(replaced.encode("ascii", errors="ignore"))
+    good = non_ascii - replaced.count("\ufffd")
+    if good > bad:  # mostly UTF-8: a few damaged bytes, or a character cut at the end
+        warnings.append(
+            f"{bad} bytes are not valid UTF-8 (the first is {first}) and were replaced with "
+            "\ufffd; the rest is UTF-8"
+        )
+        return replaced
+    try:
+        text, encoding = data.decode("cp1252"), "Windows-1252 (Western European)"
+    except UnicodeDecodeError:
+        text, encoding = data.decode("latin-1"), "latin-1 (ISO-8859-1)"
+    warnings.append(
+        f"not valid UTF-8 ({first}); decoded as {encoding} — if letters look wrong, re-save "
+        "the file as UTF-8"
+    )
+    return text
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -310,9 +387,50 @@ _BLOCK_TOKENS: dict[str, BlockKind] = {
 }
 
 
-def _markdown_parser() -> MarkdownIt:
+#: Containers (lists, block quotes) nested deeper than this are not parsed further: their
+#: content stays in the text (and in the enclosing block) but gets no blocks of its own.
+#: markdown-it's own CommonMark default; deeper recursion risks Python's recursion limit.
+MAX_NESTING = 20
 
-    return MarkdownIt("commonmark").enable("table").enable("strikethrough")
+#: Markdown is parsed this many lines at a time (one top-level block is never cut), so only one
+#: window's tokens are in memory: markdown-it keeps about 100 bytes of tokens per source byte.
+PARSE_WINDOW_LINES = 10_000
+
+
+_CONTAINERS = ("list_item_open", "blockquote_open")
+
+
+def _markdown_parser() -> MarkdownIt:
+    """Block-level CommonMark with tables: inline parsing is off (only block maps are used)."""
+    md = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING})
+    return md.enable("table").enable("strikethrough").disable("inline")
+
+
+def _top_level_pieces(
+    md: MarkdownIt, text: str, starts: list[int], first: int
+) -> Iterator[tuple[int, list[Token]]]:
+    """Tokens of ``text`` from line ``first`` on, a window at a time: ``(line, tokens)`` pairs.
+
+    Token maps are relative to ``line``. Each window stops before its last top-level block
+    (which the window's end may have cut short); the next window starts at that block. Between
+    top-level blocks the parser holds no state, so the pieces equal one parse of the whole text.
+    """
+    n_lines = len(starts)
+    line, window = first, PARSE_WINDOW_LINES
+    while line < n_lines:
+        stop = line + window
+        if stop >= n_lines:
+            yield line, md.parse(text[starts[line] :])
+            return
+        tokens = md.parse(text[starts[line] : starts[stop]])
+        tops = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0 and t.map]
+        if len(tops) < 2:  # one block fills the window: look further
+            window *= 2
+            continue
+        last = tops[-1]
+        next_line = line + tokens[last].map[0]  # type: ignore[index]
+        yield line, tokens[:last]
+        line, window = next_line, PARSE_WINDOW_LINES
 
 
 def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -333,7 +451,12 @@ def _front_matter_end(text: str) -> int:
 def load_markdown(data: bytes, *, name: str) -> Document:
     """Markdown: ``text`` is the source; structure comes from markdown-it's block tokens."""
     text, warnings = decode_text(data, name=name)
-    blocks, headings = markdown_structure(text)
+    blocks, headings, too_deep = _parse_markdown(text)
+    if too_deep:
+        warnings += (
+            f"lists or block quotes nest deeper than the parser reads ({MAX_NESTING} levels; "
+            "a list level counts two); what is deeper stays as text inside the enclosing block",
+        )
     return Document(
         name=name,
         kind="markdown",
@@ -351,6 +474,12 @@ def markdown_structure(text: str) -> tuple[tuple[Block, ...], tuple[Heading, ...
     markdown-it reports line ranges (``token.map``); they are turned into character offsets
     and trimmed of surrounding white space. YAML front matter becomes one ``code`` block.
     """
+    blocks, headings, _too_deep = _parse_markdown(text)
+    return blocks, headings
+
+
+def _parse_markdown(text: str) -> tuple[tuple[Block, ...], tuple[Heading, ...], bool]:
+    """:func:`markdown_structure`, and whether containers nest past :data:`MAX_NESTING`."""
     starts = line_starts(text)
     n_lines = len(starts)
 
@@ -359,8 +488,7 @@ def markdown_structure(text: str) -> tuple[tuple[Block, ...], tuple[Heading, ...
 
     fm_end = _front_matter_end(text)
     body_line = bisect.bisect_left(starts, fm_end) if fm_end else 0
-    parse_from = offset(body_line)
-    tokens = _markdown_parser().parse(text[parse_from:])
+    pieces = _top_level_pieces(_markdown_parser(), text, starts, body_line)
 
     blocks: list[Block] = []
     headings: list[Heading] = []
@@ -369,52 +497,57 @@ def markdown_structure(text: str) -> tuple[tuple[Block, ...], tuple[Heading, ...
         blocks.append(Block("code", *trim_span(text, 0, fm_end)))
 
     depth_inside_atomic = 0  # no paragraphs from inside tables
+    too_deep = False
     rows: list[TableRow] = []
     in_thead = False
     table_span: tuple[int, int] | None = None
-    for i, tok in enumerate(tokens):
-        if tok.type == "table_close":
-            assert table_span is not None
-            blocks.append(Block("table", *table_span, rows=tuple(rows)))
-            rows, table_span, depth_inside_atomic = [], None, depth_inside_atomic - 1
-            continue
-        if tok.type in ("thead_open", "thead_close"):
-            in_thead = tok.type == "thead_open"
-            continue
-        if tok.type == "tr_open" and tok.map is not None:
+    for base, tokens in pieces:
+        for i, tok in enumerate(tokens):
+            if tok.type in _CONTAINERS and tok.level + 1 >= MAX_NESTING:
+                too_deep = True  # the parser does not read inside this container
+            if tok.type == "table_close":
+                if table_span is not None:
+                    blocks.append(Block("table", *table_span, rows=tuple(rows)))
+                    depth_inside_atomic -= 1
+                rows, table_span = [], None
+                continue
+            if tok.type in ("thead_open", "thead_close"):
+                in_thead = tok.type == "thead_open"
+                continue
+            if tok.type == "tr_open" and tok.map is not None:
+                a, b = tok.map
+                rows.append(
+                    TableRow(*trim_span(text, offset(a + base), offset(b + base)), in_thead)
+                )
+                continue
+            kind = _BLOCK_TOKENS.get(tok.type)
+            if kind is None or tok.map is None:
+                continue
             a, b = tok.map
-            rows.append(
-                TableRow(*trim_span(text, offset(a + body_line), offset(b + body_line)), in_thead)
-            )
-            continue
-        kind = _BLOCK_TOKENS.get(tok.type)
-        if kind is None or tok.map is None:
-            continue
-        a, b = tok.map
-        start, end = trim_span(text, offset(a + body_line), offset(b + body_line))
-        if start >= end:
-            continue
-        if kind == "table":
-            table_span = (start, end)
-            depth_inside_atomic += 1
-            continue
-        if depth_inside_atomic:
-            continue
-        if kind == "paragraph" and tokens[i - 1].type == "list_item_open" if i else False:
-            continue  # the list item already covers its first paragraph
-        level = int(tok.tag[1]) if kind == "heading" else 0
-        blocks.append(Block(kind, start, end, level=level))
-        if kind == "heading":
-            inline = tokens[i + 1] if i + 1 < len(tokens) else None
-            title = (inline.content if inline is not None else "").strip() or "(untitled)"
-            while stack and stack[-1].level >= level:
-                stack.pop()
-            path = (*(h.title for h in stack), title)
-            heading = Heading(level, title, start, end, path)
-            headings.append(heading)
-            stack.append(heading)
+            start, end = trim_span(text, offset(a + base), offset(b + base))
+            if start >= end:
+                continue
+            if kind == "table":
+                table_span = (start, end)
+                depth_inside_atomic += 1
+                continue
+            if depth_inside_atomic:
+                continue
+            if kind == "paragraph" and tokens[i - 1].type == "list_item_open" if i else False:
+                continue  # the list item already covers its first paragraph
+            level = int(tok.tag[1]) if kind == "heading" else 0
+            blocks.append(Block(kind, start, end, level=level))
+            if kind == "heading":
+                inline = tokens[i + 1] if i + 1 < len(tokens) else None
+                title = (inline.content if inline is not None else "").strip() or "(untitled)"
+                while stack and stack[-1].level >= level:
+                    stack.pop()
+                path = (*(h.title for h in stack), title)
+                heading = Heading(level, title, start, end, path)
+                headings.append(heading)
+                stack.append(heading)
     blocks.sort(key=lambda blk: (blk.start, -blk.end))
-    return tuple(blocks), tuple(headings)
+    return tuple(blocks), tuple(headings), too_deep
 
 
 def documents_in(folder: str | Path) -> Sequence[Path]:

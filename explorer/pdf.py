@@ -46,6 +46,7 @@ from typing import Any
 import pymupdf as _pymupdf
 
 from explorer.documents import (
+    MAX_CHARS,
     Block,
     BlockKind,
     Document,
@@ -55,10 +56,21 @@ from explorer.documents import (
     Page,
     TableRow,
     sha256_of,
+    too_long,
 )
 from explorer.errors import DocumentError
 
-__all__ = ["load_pdf"]
+__all__ = ["MAX_PAGES", "MAX_TABLE_CROSSINGS", "load_pdf"]
+
+#: The most pages read from one PDF. A page of ordinary text takes 2-100 ms to read (tables
+#: cost the most), so this keeps a load of a long report within a minute or two; a longer PDF
+#: is refused with a message to split it. (The text is also held to ``MAX_CHARS``.)
+MAX_PAGES = 3_000
+
+#: ``find_tables`` is skipped on pages whose ruling lines cross more often than this (graph
+#: paper, charts, spreadsheet grids): its time grows faster than the crossings — 0.2 s for a
+#: 50 x 50 grid, 10 s for 150 x 150. A real table of 60 rows and 8 columns has about 540.
+MAX_TABLE_CROSSINGS = 2_500
 
 pymupdf: Any = _pymupdf  # PyMuPDF ships partial annotations only; treat it as untyped
 
@@ -231,6 +243,7 @@ class _Stats:
     aligned_tables: int = 0
     table_pages: int = 0
     table_failures: int = 0
+    table_grids: int = 0
     table_seconds: float = 0.0
     removed: dict[str, list[tuple[int, str]]] = field(default_factory=lambda: defaultdict(list))
     page_joins: int = 0
@@ -273,6 +286,11 @@ def _open(data: bytes, *, name: str) -> Any:
     problem = None
     if needs_pass:
         problem = f"{name} is encrypted; open it without a password or remove the password first"
+    elif page_count > MAX_PAGES:
+        problem = (
+            f"{name} has {page_count:,} pages, over the limit of {MAX_PAGES:,} pages for one "
+            "document; split the PDF (for example by chapter) and load the parts one at a time"
+        )
     elif page_count == 0 and (repaired or truncated):
         problem = (
             f"{name} is a damaged PDF (truncated or corrupt) and none of its pages could be "
@@ -327,12 +345,24 @@ def _load(doc: Any, data: bytes, *, name: str) -> Document:
         warnings.append(
             "the PDF was damaged and MuPDF repaired it while opening; some text may be missing"
         )
+    with contextlib.suppress(Exception):
+        if doc.metadata.get("encryption") and not doc.permissions & pymupdf.PDF_PERM_COPY:
+            warnings.append(
+                "the PDF's owner does not permit copying its text (it opens without a password); "
+                "its text was extracted anyway — check that you may use it"
+            )
 
     pages: list[_PageData] = []
     failed: list[str] = []
+    chars = 0
     for index in range(doc.page_count):
         try:
             pages.append(_read_page(doc, index, stats))
+            chars += sum(len(f.chars) for f in pages[-1].frags)
+            if chars > MAX_CHARS:
+                raise too_long(name, f"over {MAX_CHARS:,} characters by page {index + 1}")
+        except DocumentError:
+            raise
         except Exception as exc:  # a damaged page: its content stream, fonts or resources
             failed.append(f"{index + 1} ({_reason(exc)})")
             width = height = 0.0
@@ -642,6 +672,9 @@ def _ruled_tables(p: _PageData, frags: list[_Frag], stats: _Stats) -> list[tuple
     """
     if p.rotated or not frags:
         return []
+    if len(p.horizontal) * len(p.vertical) > MAX_TABLE_CROSSINGS * 100:
+        stats.table_grids += 1  # so many lines that even counting their crossings is slow
+        return []
     crossings = sum(
         1
         for hx0, hy0, hx1, hy1 in p.horizontal
@@ -649,6 +682,9 @@ def _ruled_tables(p: _PageData, frags: list[_Frag], stats: _Stats) -> list[tuple
         if hx0 - 2 <= (vx0 + vx1) / 2 <= hx1 + 2 and vy0 - 2 <= (hy0 + hy1) / 2 <= vy1 + 2
     )
     if crossings < 4:  # not even one ruled cell: find_tables would find nothing
+        return []
+    if crossings > MAX_TABLE_CROSSINGS:
+        stats.table_grids += 1
         return []
     started = time.perf_counter()
     try:
@@ -1641,4 +1677,9 @@ def _notes(stats: _Stats, n_pages: int) -> tuple[str, ...]:
         )
     if stats.table_failures:
         notes.append(f"find_tables failed on {stats.table_failures} pages; read as plain text")
+    if stats.table_grids:
+        notes.append(
+            f"find_tables skipped on {stats.table_grids} pages whose ruling lines cross more than "
+            f"{MAX_TABLE_CROSSINGS:,} times (grids or charts); read as plain text"
+        )
     return tuple(notes)

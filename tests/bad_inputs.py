@@ -59,7 +59,7 @@ _ITEMS: tuple[BadInput, ...] = (
     BadInput("cp1252-md", "cp1252.md", "loads", "Markdown saved as Windows-1252 (curly quotes)"),
     BadInput("utf16-md", "utf16.md", "loads", "Markdown saved as UTF-16 with a byte-order mark"),
     BadInput("junk-md", "junk.md", "error", "random bytes named .md"),
-    BadInput("md-50mb", "big.md", "loads", "50 MB of ordinary Markdown"),
+    BadInput("md-50mb", "big.md", "error", "50 MB of ordinary Markdown (over MAX_CHARS)"),
     BadInput("line-1mb", "one-line.md", "loads", "one 1 MB line with no spaces"),
     BadInput("nested-lists", "nested.md", "loads", f"a list nested {NESTING_DEPTH} levels deep"),
     BadInput("table-1000-cols", "wide-table.md", "loads", f"a table of {TABLE_COLUMNS} columns"),

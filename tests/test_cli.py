@@ -79,7 +79,7 @@ def make_bad_inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
         out[name] = (p, message)
     for name, data, message in [
         ("binary", b"\x00\xff\x00garbage" * 10, "binary"),
-        ("latin1", "naïve café".encode("latin-1"), "UTF-8"),
+        ("utf16", "naïve café".encode("utf-16-le"), "UTF-16 without a byte-order mark"),
     ]:
         p = tmp / f"{name}.md"
         p.write_bytes(data)
@@ -96,6 +96,18 @@ def test_bad_input_exits_2_with_one_clear_line(tmp_path: Path) -> None:
             assert err.count("\n") == 1 and "Traceback" not in err, (name, err)
             assert message.lower() in err.lower(), (name, err)
             assert res.stdout == b""
+
+
+def test_a_guessed_encoding_is_one_warning_line_and_the_command_goes_on(tmp_path: Path) -> None:
+    src = tmp_path / "latin1.md"
+    src.write_bytes("# Café\n\nnaïve café".encode("latin-1"))
+    for cmd in ("text", "chunk"):
+        res = run_cli(cmd, str(src))
+        assert res.returncode == 0, res.stderr
+        [warning] = res.stderr.decode().splitlines()
+        assert warning.startswith("warning: latin1.md: not valid UTF-8 (byte 0xe9 at offset 5)")
+        assert "decoded as Windows-1252" in warning
+    assert run_cli("text", str(src)).stdout.decode() == "# Café\n\nnaïve café"
 
 
 @pytest.mark.parametrize(

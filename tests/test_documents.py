@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from explorer import documents
 from explorer.documents import load_document
 from explorer.errors import DocumentError
-from tests.conftest import corpus_files, load_cached
+from tests.conftest import SAMPLES, corpus_files, load_cached
 
 GUIDE = """---
 title: Guide
@@ -98,9 +103,10 @@ def test_plain_text_paragraphs() -> None:
     [
         (b"", "empty.md", "empty"),
         (b"   \n\t\n", "blank.md", "only white space"),
-        ("café".encode("latin-1"), "latin1.md", "not valid UTF-8"),
-        ("# hi".encode("utf-16"), "utf16.md", "UTF-16"),
+        ("# hi there".encode("utf-16-le"), "utf16.md", "UTF-16 without a byte-order mark"),
+        (b"\xff\xfe\x00\xd8", "utf16.md", "not valid UTF-16"),  # a lone surrogate
         (b"\x00\x01\x02binary\x00junk", "junk.md", "binary"),
+        (bytes(range(128, 256)) * 40, "c1.md", "binary"),  # latin-1 C1 controls
         (bytes(range(1, 32)) * 40, "ctrl.txt", "binary"),
         (b"%PDF-1.7\n...", "renamed.md", "this is a PDF"),
         (b"hello", "notes.docx", "unsupported file type"),
@@ -125,3 +131,96 @@ def test_corpus_markdown_structure(path) -> None:  # type: ignore[no-untyped-def
     tables = [b for b in doc.blocks if b.kind == "table"]
     for t in tables:
         assert t.rows and t.rows[0].header and not t.rows[-1].header
+
+
+@pytest.mark.parametrize(
+    ("data", "text", "assumed"),
+    [
+        ("# Café\n\nDéjà vu.".encode("latin-1"), "# Café\n\nDéjà vu.", "Windows-1252"),
+        ("“Quotes” cost €5".encode("cp1252"), "“Quotes” cost €5", "Windows-1252"),
+        (b"caf\xe9 \x81", "café \x81", "latin-1"),  # 0x81 is undefined in Windows-1252
+        ("# Hi ✓\n".encode("utf-16"), "# Hi ✓\n", "UTF-16"),
+        (b"\xfe\xff" + "# Hi ✓\n".encode("utf-16-be"), "# Hi ✓\n", "big-endian"),
+        ("naïve café\n".encode() + b"\xff", "naïve café\n\ufffd", "replaced"),
+        ("Größe: ".encode() + "Größ".encode()[:-1], "Größe: Grö\ufffd", "replaced"),  # cut ß
+    ],
+)
+def test_text_in_other_encodings_is_decoded_with_a_warning(
+    data: bytes, text: str, assumed: str
+) -> None:
+    doc = load_document(data, name="notes.md")
+    assert doc.text == text
+    [warning] = doc.warnings
+    assert assumed in warning
+
+
+def test_a_latin1_warning_says_where_and_what_to_do() -> None:
+    doc = load_document("# Café".encode("latin-1"), name="c.md")
+    assert doc.headings[0].title == "Café"
+    assert doc.warnings == (
+        "not valid UTF-8 (byte 0xe9 at offset 5); decoded as Windows-1252 (Western European) — "
+        "if letters look wrong, re-save the file as UTF-8",
+    )
+
+
+def test_text_over_the_limit_is_refused_with_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(documents, "MAX_CHARS", 1_000)
+    assert load_document(b"x" * 1_000, name="ok.md").text == "x" * 1_000
+    with pytest.raises(DocumentError) as err:
+        load_document(b"x" * 1_001, name="big.md")
+    assert str(err.value) == (
+        "big.md is too long (1,001 characters); the limit for one document is 1,000 characters "
+        "— split the file into parts and load them one at a time"
+    )
+    with pytest.raises(DocumentError, match=r"too long \(0\.0 MB\)"):
+        load_document(b"x" * 4_001, name="big.txt")  # refused before decoding
+
+
+def test_nesting_past_the_parser_limit_is_kept_as_text_with_a_warning() -> None:
+    deep = "\n".join("  " * d + f"- level {d}" for d in range(40))
+    doc = load_document(deep.encode(), name="deep.md")
+    items = [b for b in doc.blocks if b.kind == "list_item"]
+    assert len(items) == documents.MAX_NESTING // 2
+    assert doc.text[items[-1].start : items[-1].end].endswith("- level 39")
+    assert "nest deeper than the parser reads" in doc.warnings[0]
+    shallow = load_document("\n".join("  " * d + "- x" for d in range(9)).encode(), name="s.md")
+    assert shallow.warnings == ()
+
+
+_MD_LINES = [
+    "# Title", "## Sub", "Setext", "===", "---", "", "text here", "more text", "- item",
+    "  - nested", "1. one", "> quote", "> > deeper", "```", "```py", "~~~", "    code",
+    "| a | b |", "|---|---|", "| 1 | 2 |", "<div>", "</div>", "<!-- c", "-->", "<script>",
+    "</script>", "[ref]: http://x", '  "title"', "***", "* star", "\tTab", "1) paren", "| x |",
+]  # fmt: skip
+
+
+@given(
+    lines=st.lists(st.sampled_from(_MD_LINES), max_size=60),
+    window=st.integers(1, 8),
+    crlf=st.booleans(),
+)
+def test_markdown_parsed_in_windows_equals_one_parse(
+    lines: list[str], window: int, crlf: bool
+) -> None:
+    text = ("\r\n" if crlf else "\n").join(lines)
+    whole = documents.markdown_structure(text)
+    old = documents.PARSE_WINDOW_LINES
+    documents.PARSE_WINDOW_LINES = window
+    try:
+        assert documents.markdown_structure(text) == whole
+    finally:
+        documents.PARSE_WINDOW_LINES = old
+
+
+@pytest.mark.parametrize(
+    "path", [*SAMPLES.glob("*.md"), *corpus_files(".md")], ids=lambda p: p.name
+)
+def test_real_markdown_parsed_in_windows_equals_one_parse(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = path.read_bytes().decode("utf-8-sig")
+    whole = documents.markdown_structure(text)
+    for window in (1, 3, 40):
+        monkeypatch.setattr(documents, "PARSE_WINDOW_LINES", window)
+        assert documents.markdown_structure(text) == whole
