@@ -227,6 +227,7 @@ def copy_value(src: str, dst: str) -> None:
 
 def on_source() -> None:
     state.chunk, state.page = None, 1
+    state.upload_error = None  # the message was about the file not loaded; a choice ends it
 
 
 def on_chunk(pages: list[int | None], picker: str | None = None) -> None:
