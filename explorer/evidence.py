@@ -20,17 +20,9 @@ from explorer.splitters import Chunk
 
 Span = tuple[int, int]
 
-_EQUIVALENT = {
-    "'": "'‘’`",
-    "‘": "'‘’`",
-    "’": "'‘’`",
-    '"': '"“”',
-    "“": '"“”',
-    "”": '"“”',
-    "-": "-‐‑–—",
-    "–": "-‐‑–—",
-    "—": "-‐‑–—",
-}
+_FAMILIES = ("'‘’`", '"“”', "-‐‑–—")
+"""Characters that match each other: single quotes and apostrophes, double quotes, dashes."""
+_EQUIVALENT = {ch: family for family in _FAMILIES for ch in family}
 
 
 @lru_cache(maxsize=1024)
@@ -51,11 +43,20 @@ def phrase_pattern(phrase: str) -> re.Pattern[str] | None:
 
 
 def locate(phrase: str, text: str) -> list[Span]:
-    """Every occurrence of ``phrase`` in ``text`` as ``(start, end)``; empty when not found."""
+    """Every occurrence of ``phrase`` in ``text`` as ``(start, end)``; empty when not found.
+
+    Occurrences may overlap ("aa" twice in "aaa"): each is a place the evidence could be read.
+    At most one occurrence starts at a position, as the phrase starts and ends with a word.
+    """
     pattern = phrase_pattern(phrase)
     if pattern is None:
         return []
-    return [m.span() for m in pattern.finditer(text)]
+    spans = []
+    m = pattern.search(text)
+    while m is not None:
+        spans.append(m.span())
+        m = pattern.search(text, m.start() + 1)
+    return spans
 
 
 def union(spans: Sequence[Span]) -> list[Span]:

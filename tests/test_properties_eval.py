@@ -1,0 +1,606 @@
+"""Properties of the evidence locator and check, the evaluation metrics and the context pieces.
+
+Each property is checked against a brute-force reference written here over character sets, so
+the library's bisections, interval unions and regular expressions are compared with the plain
+definitions in ``explorer/evidence.py`` and ``explorer/evaluation.py``. The number of examples
+comes from the hypothesis profile (``HYPOTHESIS_PROFILE=large`` for the on-demand run).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from explorer.documents import Document
+from explorer.evaluation import Query, budget_cut, locate_evidence, score_query
+from explorer.evidence import Evidence, check, locate, union, verdict
+from explorer.retrieval import ContextPiece, Hit, context_pieces, section_span
+from explorer.splitters import Chunk
+from tests.conftest import make_doc
+
+Span = tuple[int, int]
+
+# --------------------------------------------------------------------------- strategies
+
+PIECES = [
+    "a", "b", "A", "ab", "ab ", "a a", "word", "Word", "WORD", "é", "e\u0301", "🙂", "𝔘𝔫𝔦",
+    "中文", "ﬁ", "ß", "İ", "K", " ", "  ", "\t", "\n", "\r\n", "\n\n", "\u00a0", "\u2003",
+    "\u200b", ". ", "'", "’", "‘", "`", '"', "“", "”", "-", "‐", "‑", "–", "—", "it's",
+    "It’s", "seven days", "SEVEN\n days", "# ", "## ",
+]  # fmt: skip
+
+texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=4)), max_size=30).map("".join)
+phrases = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=3)), max_size=4).map("".join)
+
+FAMILIES = ("'‘’`", '"“”', "-‐‑–—")
+"""Characters the locator treats as one (the module docstring of ``explorer.evidence``)."""
+
+
+@lru_cache(maxsize=65536)
+def same_char(phrase_ch: str, text_ch: str) -> bool:
+    """Does a phrase character match a text character: equal, one quote/dash family, or case."""
+    if phrase_ch == text_ch or any(phrase_ch in f and text_ch in f for f in FAMILIES):
+        return True
+    # case: Python's own single-character case-insensitive rule is the reference
+    return re.fullmatch(re.escape(phrase_ch), text_ch, re.IGNORECASE) is not None
+
+
+def match_at(words: Sequence[str], text: str, i: int) -> int | None:
+    """End of the phrase ``words`` matched at ``text[i]`` (runs of white space between words)."""
+    pos = i
+    for n, word in enumerate(words):
+        if n:
+            gap = pos
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+            if pos == gap:
+                return None
+        for ch in word:
+            if pos >= len(text) or not same_char(ch, text[pos]):
+                return None
+            pos += 1
+    return pos
+
+
+def ref_locate(phrase: str, text: str) -> list[Span]:
+    """Every occurrence, overlapping ones included: a match tried at every position."""
+    words = phrase.split()
+    if not words:
+        return []
+    out = []
+    for i in range(len(text)):
+        end = match_at(words, text, i)
+        if end is not None:
+            out.append((i, end))
+    return out
+
+
+def chars(spans: Sequence[Span]) -> set[int]:
+    return {i for s, e in spans for i in range(s, e)}
+
+
+def make_chunks(text: str, spans: Sequence[Span]) -> list[Chunk]:
+    return [
+        Chunk(
+            id=f"c{i}",
+            index=i,
+            start=s,
+            end=e,
+            text=text[s:e],
+            size=e - s,
+            overlap=0,
+            heading_path=(),
+            page_start=None,
+            page_end=None,
+        )
+        for i, (s, e) in enumerate(spans)
+    ]
+
+
+@st.composite
+def chunkings(draw: st.DrawFn, length: int) -> list[Span]:
+    """Chunk spans over ``[0, length)``: a partition, or windows that overlap or leave gaps.
+
+    Starts and ends both strictly increase, as every splitter's chunks do.
+    """
+    assert length > 0
+    if draw(st.booleans()):
+        cuts = sorted(draw(st.sets(st.integers(1, length - 1), max_size=12)) if length > 1 else ())
+        bounds = [0, *cuts, length]
+        return list(itertools.pairwise(bounds))
+    width = draw(st.integers(1, length))
+    stride = draw(st.integers(1, 2 * width))
+    out = []
+    for s in range(0, length, stride):
+        out.append((s, min(s + width, length)))
+        if s + width >= length:
+            break
+    return out
+
+
+@st.composite
+def ranked_chunks(draw: st.DrawFn) -> tuple[str, list[Chunk], list[Hit]]:
+    """A non-empty text, chunks over it, and a ranking of some or all of them (rank 1 best)."""
+    text = draw(texts.filter(bool))
+    chunks = make_chunks(text, draw(chunkings(len(text))))
+    order = draw(st.permutations(range(len(chunks))))
+    ranked = draw(st.integers(0, len(chunks)))
+    hits = [Hit(r + 1, i, 1.0 / (r + 1), "x") for r, i in enumerate(order[:ranked])]
+    return text, chunks, hits
+
+
+@st.composite
+def phrase_lists(draw: st.DrawFn, text: str) -> list[str]:
+    """Evidence phrases: slices of the text (so mostly found) and arbitrary strings."""
+    out = []
+    for _ in range(draw(st.integers(0, 4))):
+        if text and draw(st.booleans()):
+            i = draw(st.integers(0, len(text) - 1))
+            j = draw(st.integers(i + 1, min(len(text), i + 12)))
+            out.append(text[i:j])
+        else:
+            out.append(draw(phrases))
+    return out
+
+
+# --------------------------------------------------------------------------- found by these
+
+
+def test_what_the_properties_found() -> None:
+    """Minimal failing examples the properties produced, kept as golden cases."""
+    # overlapping occurrences were skipped (finditer): evidence in the second went unseen
+    assert locate("aa", "aaa") == [(0, 2), (1, 3)]
+    assert locate("ab ab", "ab ab ab") == [(0, 5), (3, 8)]
+    # the quote and dash families match each other both ways
+    assert locate("‐", "-") == [(0, 1)]
+    assert locate("a`b", "a'b") == [(0, 3)]
+    # a phrase whose short occurrence is retrieved whole is covered and has recall 1, even
+    # when a longer occurrence (more white space) has more characters retrieved
+    m = score_query(Q, [((0, 3), (5, 13))], [(0, 3), (5, 10)], [1, 1], ks=[2], budgets=[])
+    assert m["covered_at_k"][2] and m["recall_at_k"][2] == 1.0
+
+
+# --------------------------------------------------------------------------- the locator
+
+
+@given(phrase=phrases, text=texts)
+def test_locate_finds_exactly_the_brute_force_occurrences(phrase: str, text: str) -> None:
+    spans = locate(phrase, text)
+    assert spans == ref_locate(phrase, text)
+    for s, e in spans:
+        assert 0 <= s < e <= len(text)
+        words = text[s:e].split()
+        assert len(words) == len(phrase.split()), "white space runs match white space runs"
+        assert not text[s].isspace() and not text[e - 1].isspace()
+
+
+@given(text=texts, data=st.data())
+def test_a_slice_of_the_text_is_located_where_it_was_taken(text: str, data: st.DataObject) -> None:
+    assume(text.strip())
+    i = data.draw(st.integers(0, len(text) - 1))
+    j = data.draw(st.integers(i + 1, len(text)))
+    phrase = text[i:j]
+    assume(phrase.strip())
+    # the occurrence is the slice without its outer white space
+    s = i + (len(phrase) - len(phrase.lstrip()))
+    e = j - (len(phrase) - len(phrase.rstrip()))
+    assert (s, e) in locate(phrase, text)
+
+
+def variant(data: st.DataObject, phrase: str) -> str:
+    """``phrase`` as a document may write it: other case, quote and dash styles, white space."""
+    words = []
+    for word in phrase.split():
+        out = []
+        for ch in word:
+            family = next((f for f in FAMILIES if ch in f), None)
+            if family is not None:
+                out.append(data.draw(st.sampled_from(family)))
+            elif (
+                data.draw(st.booleans())
+                and same_char(ch, ch.swapcase())
+                and len(ch.swapcase()) == 1
+            ):
+                out.append(ch.swapcase())
+            else:
+                out.append(ch)
+        words.append("".join(out))
+    gaps = st.sampled_from([" ", "  ", "\n", "\r\n", "\t", " \n ", "\u00a0", "\u2003"])
+    return "".join(w if n == 0 else data.draw(gaps) + w for n, w in enumerate(words))
+
+
+@given(before=texts, phrase=phrases, after=texts, data=st.data())
+def test_a_phrase_inserted_in_any_style_is_found_at_its_offset(
+    before: str, phrase: str, after: str, data: st.DataObject
+) -> None:
+    assume(phrase.strip())
+    written = variant(data, phrase)
+    text = before + written + after
+    assert (len(before), len(before) + len(written)) in locate(phrase, text)
+
+
+@given(before=texts, phrase=phrases, after=texts)
+def test_a_phrase_absent_from_the_text_is_not_found_and_never_counted(
+    before: str, phrase: str, after: str
+) -> None:
+    text = before + after
+    assume(phrase.strip() and not locate(phrase, text))
+    chunks = make_chunks(text, [(0, len(text))]) if text else []
+    ranking = [Hit(1, 0, 1.0, "x")] if text else []
+    [r] = check([phrase], text, chunks, ranking, context=[(0, len(text))])
+    assert not r.found and not r.covered and not r.cut_by_boundary
+    assert r.chunk_ids == () and r.best_rank is None
+    assert verdict([r]).startswith("unchecked: ")
+    # in the metrics: neither a hit nor a miss
+    q = Query("q", "d", "x", (phrase,))
+    assert locate_evidence(q, text) == ((),)
+
+
+# --------------------------------------------------------------------------- the check
+
+
+def ref_evidence(
+    phrase: str, chunks: Sequence[Chunk], ranking: Sequence[Hit], context: Sequence[Span], text: str
+) -> tuple[bool, tuple[int, ...], int | None, bool]:
+    spans = ref_locate(phrase, text)
+    inside = chars(context)
+    covered = any(set(range(s, e)) <= inside for s, e in spans)
+    rank_of = {h.index: h.rank for h in ranking}
+    holders = [c for c in chunks if any(c.start <= s and e <= c.end for s, e in spans)]
+    holders.sort(key=lambda c: (rank_of.get(c.index, len(chunks) + 1), c.index))
+    ranks = [rank_of[c.index] for c in holders if c.index in rank_of]
+    return (
+        covered,
+        tuple(c.index for c in holders),
+        min(ranks) if ranks else None,
+        bool(spans) and not holders,
+    )
+
+
+@given(case=ranked_chunks(), data=st.data())
+def test_check_agrees_with_brute_force_for_every_k(
+    case: tuple[str, list[Chunk], list[Hit]], data: st.DataObject
+) -> None:
+    text, chunks, ranking = case
+    evidence = data.draw(phrase_lists(text))
+    before: list[Evidence] | None = None
+    for k in range(len(ranking) + 1):
+        context = [(chunks[h.index].start, chunks[h.index].end) for h in ranking[:k]]
+        results = check(evidence, text, chunks, ranking, context=context)
+        kept = [p.strip() for p in evidence if p.strip()]
+        assert [r.phrase for r in results] == kept
+        for r in results:
+            assert r.spans == tuple(ref_locate(r.phrase, text))
+            got = (r.covered, r.chunk_indices, r.best_rank, r.cut_by_boundary)
+            assert got == ref_evidence(r.phrase, chunks, ranking, context, text)
+            assert r.chunk_ids == tuple(chunks[i].id for i in r.chunk_indices)
+        if before is not None:
+            # one more retrieved chunk never loses evidence
+            for old, new in zip(before, results, strict=True):
+                assert new.covered or not old.covered
+        before = results
+        check_verdict(results)
+
+
+def check_verdict(results: Sequence[Evidence]) -> None:
+    said = verdict(results)
+    missing = [r for r in results if r.found and not r.covered]
+    absent = [r for r in results if not r.found]
+    if not results:
+        assert said == "no evidence phrases given"
+    elif not missing and not absent:
+        assert said.startswith("complete: ")
+    elif missing:
+        assert said.startswith("incomplete: ")
+    else:
+        assert said.startswith("unchecked: ")
+    for r in missing:
+        assert repr(r.phrase) in said
+        if not r.chunk_indices:
+            assert f"{r.phrase!r} is cut by a chunk boundary" in said
+    for r in absent:
+        assert f"{r.phrase!r} was not found in the document" in said
+
+
+MARK_OPEN, MARK_CLOSE = "§", "¶"
+plain = texts.map(lambda t: t.replace(MARK_OPEN, "").replace(MARK_CLOSE, ""))
+
+
+@given(left=plain, middle=plain, right=plain, data=st.data())
+def test_evidence_straddling_chunks_is_covered_only_when_all_of_them_are_retrieved(
+    left: str, middle: str, right: str, data: st.DataObject
+) -> None:
+    """A phrase that occurs once, cut by chunk boundaries: covered iff every chunk is retrieved."""
+    phrase = MARK_OPEN + middle + MARK_CLOSE
+    text = left + phrase + right
+    s, e = len(left), len(left) + len(phrase)
+    inner = data.draw(st.sets(st.integers(s + 1, e - 1), min_size=1))
+    outer = data.draw(st.sets(st.integers(1, len(text) - 1).filter(lambda c: not s < c < e)))
+    bounds = [0, *sorted(inner | outer), len(text)]
+    chunks = make_chunks(text, list(itertools.pairwise(bounds)))
+    across = [c.index for c in chunks if c.start < e and c.end > s]
+    assert len(across) >= 2
+    others = [c.index for c in chunks if c.index not in across]
+    chosen = data.draw(st.lists(st.sampled_from(others), unique=True)) if others else []
+    order = data.draw(st.permutations(across + chosen))
+    ranking = [Hit(r + 1, i, 0.0, "x") for r, i in enumerate(order)]
+    context = [(chunks[i].start, chunks[i].end) for i in order]
+    [r] = check([phrase], text, chunks, ranking, context=context)
+    assert r.spans == ((s, e),)
+    assert r.covered and r.cut_by_boundary and r.best_rank is None
+    assert verdict([r]).startswith("complete")
+    # leave out any one of the chunks the phrase runs through: no longer covered
+    gone = data.draw(st.sampled_from(across))
+    context = [(chunks[i].start, chunks[i].end) for i in order if i != gone]
+    [r] = check([phrase], text, chunks, ranking, context=context)
+    assert not r.covered
+    assert "is cut by a chunk boundary" in verdict([r])
+
+
+# --------------------------------------------------------------------------- the metrics
+
+
+@st.composite
+def scoring_cases(
+    draw: st.DrawFn,
+) -> tuple[list[tuple[Span, ...]], list[Span], list[int], list[int], list[int]]:
+    """Located evidence, ranked context spans (overlaps and repeats allowed), token counts, ks
+    and budgets over a document of up to 60 characters."""
+    length = draw(st.integers(1, 60))
+    span = st.tuples(st.integers(0, length - 1), st.integers(1, length)).filter(
+        lambda se: se[0] < se[1]
+    )
+    located = draw(st.lists(st.lists(span, max_size=3).map(tuple), max_size=4))
+    spans = draw(st.lists(span, max_size=8))
+    tokens = draw(st.lists(st.integers(0, 50), min_size=len(spans), max_size=len(spans)))
+    ks = draw(st.lists(st.integers(1, 10), min_size=1, max_size=4, unique=True))
+    budgets = draw(st.lists(st.integers(0, 200), max_size=4, unique=True))
+    return located, spans, tokens, ks, budgets
+
+
+Case = tuple[list[tuple[Span, ...]], list[Span], list[int], list[int], list[int]]
+
+
+def ref_covered(located: Sequence[Sequence[Span]], spans: Sequence[Span]) -> bool:
+    inside = chars(spans)
+    found = [occ for occ in located if occ]
+    return bool(found) and all(any(chars([o]) <= inside for o in occ) for occ in found)
+
+
+def ref_metrics(
+    located: Sequence[Sequence[Span]], spans: Sequence[Span]
+) -> tuple[float, float, float]:
+    """Recall, precision and IoU from the definitions, over sets of character positions."""
+    inside = chars(spans)
+    evidence: set[int] = set()
+    for occ in located:
+        if occ:
+            # the best-covered occurrence: the largest share retrieved, then the earliest
+            best = max(occ, key=lambda o: (len(chars([o]) & inside) / (o[1] - o[0]), -o[0]))
+            evidence |= chars([best])
+    inter = len(evidence & inside)
+    retrieved = sum(e - s for s, e in spans)  # with multiplicity
+    recall = inter / len(evidence) if evidence else 0.0
+    precision = inter / retrieved if retrieved else 0.0
+    denominator = retrieved + len(evidence - inside)
+    iou = inter / denominator if denominator else 0.0
+    return recall, precision, iou
+
+
+Q = Query("q", "d", "x", ())
+
+
+@given(case=scoring_cases())
+def test_metrics_agree_with_the_definitions_over_character_sets(case: Case) -> None:
+    located, spans, tokens, ks, budgets = case
+    m = score_query(Q, located, spans, tokens, ks=ks, budgets=budgets)
+    for k in ks:
+        recall, precision, iou = ref_metrics(located, spans[:k])
+        assert m["recall_at_k"][k] == pytest.approx(recall)
+        assert m["precision_at_k"][k] == pytest.approx(precision)
+        assert m["iou_at_k"][k] == pytest.approx(iou)
+        assert m["covered_at_k"][k] == ref_covered(located, spans[:k])
+        for value in (recall, precision, iou):
+            assert 0.0 <= value <= 1.0
+        assert iou <= min(recall, precision) + 1e-12
+        if any(located):
+            # covered exactly when every evidence character is retrieved
+            assert m["covered_at_k"][k] == (m["recall_at_k"][k] == 1.0)
+    for b in budgets:
+        assert m["covered_at_budget"][b] == ref_covered(located, spans[: budget_cut(tokens, b)])
+
+
+def ref_budget_cut(tokens: Sequence[int], budget: int) -> int:
+    """The longest prefix of the ranking whose token sum fits the budget."""
+    return max(n for n in range(len(tokens) + 1) if sum(tokens[:n]) <= budget)
+
+
+@given(tokens=st.lists(st.integers(0, 100), max_size=12), budget=st.integers(0, 600))
+def test_budget_cut_takes_hits_in_rank_order_while_they_fit(tokens: list[int], budget: int) -> None:
+    n = budget_cut(tokens, budget)
+    assert n == ref_budget_cut(tokens, budget)
+    assert sum(tokens[:n]) <= budget
+    assert n == len(tokens) or sum(tokens[: n + 1]) > budget
+    assert budget_cut(tokens, budget + 1) >= n
+
+
+@given(case=scoring_cases(), data=st.data())
+def test_coverage_never_falls_as_k_or_the_budget_grows(case: Case, data: st.DataObject) -> None:
+    located, spans, tokens, _, _ = case
+    ks = list(range(1, len(spans) + 2))
+    budgets = sorted({0, 10_000, *itertools.accumulate(tokens)})
+    # costs as evaluate passes them: the tokens of the first n hits' context, never falling
+    steps = data.draw(st.lists(st.integers(0, 40), min_size=len(spans), max_size=len(spans)))
+    costs = list(itertools.accumulate(steps))[: data.draw(st.integers(0, len(spans)))]
+    for given_costs in (None, costs):
+        m = score_query(Q, located, spans, tokens, ks=ks, budgets=budgets, costs=given_costs)
+        at_k = [m["covered_at_k"][k] for k in ks]
+        recalls = [m["recall_at_k"][k] for k in ks]
+        at_b = [m["covered_at_budget"][b] for b in sorted(budgets)]
+        assert all(b or not a for a, b in itertools.pairwise(at_k))
+        if sum(1 for occ in located if occ) == 1:
+            # one phrase: its best share retrieved can only grow. (Several phrases need not:
+            # one may move to an occurrence outside another's, growing the evidence total.)
+            assert all(b >= a for a, b in itertools.pairwise(recalls))
+        assert all(b or not a for a, b in itertools.pairwise(at_b))
+    for b in budgets:
+        fits = next((n for n, c in enumerate(costs) if c > b), len(costs))
+        m = score_query(Q, located, spans, tokens, ks=[1], budgets=[b], costs=costs)
+        assert m["covered_at_budget"][b] == ref_covered(located, spans[:fits])
+
+
+@given(case=scoring_cases(), data=st.data())
+def test_repeated_retrieved_text_lowers_precision_not_recall(
+    case: Case, data: st.DataObject
+) -> None:
+    located, spans, tokens, _, _ = case
+    assume(spans)
+    k = data.draw(st.integers(1, len(spans)))
+    again = data.draw(st.sampled_from(spans[:k]))
+    twice = [*spans[:k], again]
+    one = score_query(Q, located, spans[:k], tokens[:k], ks=[k], budgets=[])
+    two = score_query(Q, located, twice, [*tokens[:k], 0], ks=[k + 1], budgets=[])
+    assert two["recall_at_k"][k + 1] == pytest.approx(one["recall_at_k"][k])
+    assert two["covered_at_k"][k + 1] == one["covered_at_k"][k]
+    p1, p2 = one["precision_at_k"][k], two["precision_at_k"][k + 1]
+    assert p2 < p1 if p1 > 0 else p2 == 0
+    assert two["iou_at_k"][k + 1] <= one["iou_at_k"][k] + 1e-12
+
+
+@given(case=scoring_cases(), where=st.integers(0, 4))
+def test_evidence_that_was_not_located_changes_no_metric(case: Case, where: int) -> None:
+    located, spans, tokens, ks, budgets = case
+    with_absent = [*located[:where], (), *located[where:]]
+    assert score_query(Q, with_absent, spans, tokens, ks=ks, budgets=budgets) == score_query(
+        Q, located, spans, tokens, ks=ks, budgets=budgets
+    )
+
+
+@given(text=texts, data=st.data())
+def test_locate_evidence_keeps_a_given_span_only_when_it_is_an_occurrence(
+    text: str, data: st.DataObject
+) -> None:
+    phrase = data.draw(phrase_lists(text).filter(bool))[0]
+    assume(phrase.strip())
+    occurrences = tuple(locate(phrase, text))
+    given_span = data.draw(
+        st.one_of(
+            st.sampled_from(occurrences) if occurrences else st.nothing(),
+            st.tuples(st.integers(0, len(text)), st.integers(0, len(text) + 2)),
+        )
+    )
+    q = Query("q", "d", "x", (phrase,), spans=(given_span,))
+    expected = (given_span,) if given_span in occurrences else occurrences
+    assert locate_evidence(q, text) == (expected,)
+    assert locate_evidence(Query("q", "d", "x", (phrase,)), text) == (occurrences,)
+
+
+# --------------------------------------------------------------------------- context pieces
+
+
+def expanded(h: Hit, chunks: Sequence[Chunk], neighbours: int) -> Span:
+    lo, hi = max(0, h.index - neighbours), min(len(chunks) - 1, h.index + neighbours)
+    return chunks[lo].start, chunks[hi].end
+
+
+def check_merged(
+    pieces: Sequence[ContextPiece], raw: Sequence[Span], hits: Sequence[Hit], text: str | None
+) -> None:
+    """Pieces are disjoint, cover the hits' spans (and only white space between them), carry
+    each hit's rank exactly once and come in the order of their best rank."""
+    by_start = sorted(pieces, key=lambda p: p.start)
+    for a, b in itertools.pairwise(by_start):
+        assert a.end < b.start, "merged pieces neither overlap nor touch"
+        if text is not None:
+            assert text[a.end : b.start].strip(), "only white space between: they merge"
+    covered = chars([(p.start, p.end) for p in pieces])
+    wanted = chars(raw)
+    assert wanted <= covered
+    extra = covered - wanted
+    if text is None:
+        assert not extra
+    else:
+        assert all(text[i].isspace() for i in extra)
+    assert sorted(r for p in pieces for r in p.ranks) == sorted(h.rank for h in hits)
+    for p in pieces:
+        assert list(p.ranks) == sorted(p.ranks)
+        inside = [(h, sp) for h, sp in zip(hits, raw, strict=True) if h.rank in p.ranks]
+        assert all(p.start <= s and e <= p.end for _, (s, e) in inside)
+        assert p.chunk_indices == tuple(sorted({h.index for h, _ in inside}))
+        assert p.start in {s for _, (s, _) in inside} and p.end in {e for _, (_, e) in inside}
+    assert [p.ranks[0] for p in pieces] == sorted(p.ranks[0] for p in pieces)
+
+
+@given(case=ranked_chunks(), neighbours=st.integers(0, 3), with_doc=st.booleans())
+def test_context_pieces_merge_into_disjoint_pieces_covering_the_hits(
+    case: tuple[str, list[Chunk], list[Hit]], neighbours: int, with_doc: bool
+) -> None:
+    text, chunks, hits = case
+    doc = make_doc(text) if with_doc else None
+    raw = [expanded(h, chunks, neighbours) for h in hits]
+    unmerged = context_pieces(hits, chunks, neighbours=neighbours, doc=doc, merge=False)
+    assert [(p.start, p.end, p.ranks, p.chunk_indices) for p in unmerged] == [
+        (s, e, (h.rank,), (h.index,)) for h, (s, e) in zip(hits, raw, strict=True)
+    ]
+    pieces = context_pieces(hits, chunks, neighbours=neighbours, doc=doc)
+    check_merged(pieces, raw, hits, text if with_doc else None)
+    if not with_doc:
+        assert [(p.start, p.end) for p in sorted(pieces, key=lambda p: p.start)] == union(raw)
+
+
+SECTION_PIECES = [
+    "# One\n", "## Two\n", "### Three\n", "#### Four\n", "text\n", "more words\n", "\n",
+    "  \n", "é🙂\r\n", "```\n# not a heading\n```\n", "- item\n", "para. ",
+]  # fmt: skip
+markdown_texts = st.lists(
+    st.one_of(st.sampled_from(SECTION_PIECES), st.text(max_size=3)), min_size=1, max_size=25
+).map("".join)
+
+
+def ref_section(doc: Document, offset: int) -> Span:
+    """The section holding ``offset``, from the definition: walk back to the nearest heading,
+    then forward to the first heading that is not deeper than it."""
+    above = [h for h in doc.headings if h.start <= offset]
+    if not above:
+        return 0, min((h.start for h in doc.headings), default=len(doc.text))
+    head = max(above, key=lambda h: h.start)
+    ends = [h.start for h in doc.headings if h.start > head.start and h.level <= head.level]
+    return head.start, min(ends, default=len(doc.text))
+
+
+@given(text=markdown_texts, data=st.data())
+def test_section_span_is_the_enclosing_section(text: str, data: st.DataObject) -> None:
+    doc = make_doc(text, kind="markdown", name="s.md")
+    assume(doc.text)
+    offset = data.draw(st.integers(0, len(doc.text) - 1))
+    s, e = section_span(doc, offset)
+    assert (s, e) == ref_section(doc, offset)
+    assert s <= offset < e
+    # no heading as high as the section's own starts inside it
+    level = next((h.level for h in doc.headings if h.start == s), 0)
+    assert not any(s < h.start < e and (level == 0 or h.level <= level) for h in doc.headings)
+
+
+@given(text=markdown_texts, data=st.data())
+def test_section_context_holds_each_hit_and_its_whole_section(
+    text: str, data: st.DataObject
+) -> None:
+    doc = make_doc(text, kind="markdown", name="s.md")
+    assume(doc.text)
+    chunks = make_chunks(doc.text, data.draw(chunkings(len(doc.text))))
+    order = data.draw(st.permutations(range(len(chunks))))
+    k = data.draw(st.integers(0, len(chunks)))
+    hits = [Hit(r + 1, i, 0.0, "x") for r, i in enumerate(order[:k])]
+    raw = []
+    for h in hits:
+        s, e = section_span(doc, chunks[h.index].start)
+        raw.append((min(s, chunks[h.index].start), max(e, chunks[h.index].end)))
+    unmerged = context_pieces(hits, chunks, doc=doc, section=True, merge=False)
+    assert [(p.start, p.end) for p in unmerged] == raw
+    check_merged(context_pieces(hits, chunks, doc=doc, section=True), raw, hits, doc.text)
