@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest chromium bench clean-venv
+.PHONY: run test lint typecheck pytest fuzz chromium bench clean-venv
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -34,6 +34,12 @@ pytest: $(STAMP) chromium
 	$(BIN)/python -m pytest
 
 test: lint typecheck pytest
+
+# On demand, not in CI: the property tests at 10,000 examples each (hypothesis profile "large")
+# and the loader mutation fuzzing at 20,000 mutants, when its test file is present.
+FUZZ_TESTS := tests/test_splitters.py tests/test_properties_eval.py $(wildcard tests/test_fuzz_loaders.py)
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=large FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q $(FUZZ_TESTS)
 
 bench: $(STAMP)
 	$(BIN)/python -m explorer.bench
