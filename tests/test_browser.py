@@ -266,3 +266,39 @@ def test_a_question_shows_rank_badges_and_the_verdict(page: Any) -> None:
     assert verdict_text(page) == "Complete: every evidence phrase is inside the retrieved chunks"
     assert sorted(b for b in rank_badges(page) if b.startswith("#")) == ["#1", "#2"]
     screenshot(page, "browser-8-query-repaired.png")
+
+
+def shown_text(page: Any) -> str:
+    """The rendered document's text without its badges."""
+    return str(
+        page.locator(".ce-doc").first.evaluate(
+            """(d) => { const c = d.cloneNode(true);
+                c.querySelectorAll('.ce-badge, style').forEach(b => b.remove());
+                return c.textContent; }"""
+        )
+    )
+
+
+def test_a_long_document_is_drawn_a_window_at_a_time(page: Any) -> None:
+    text = "# A long document\n\n" + "".join(
+        f"Paragraph {i} talks about item {i} and then stops.\n\n" for i in range(8000)
+    )
+    path = ARTIFACTS / "long.md"
+    ARTIFACTS.mkdir(exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(path))
+    note = page.get_by_text("A long document: showing characters 0–", exact=False)
+    note.wait_for(timeout=60_000)
+    wait_idle(page)
+    assert "Paragraph 10 talks" in shown_text(page)
+    assert "Paragraph 7000 talks" not in shown_text(page)
+    choose(page, "Selected chunk", "#1500 ")
+    page.wait_for_timeout(800)
+    badge = page.locator('.ce-doc .ce-badge.ce-selected[data-index="1500"]')
+    view = page.locator('[class*="st-key-doc_view"]').first
+    b, v = badge.bounding_box(), view.bounding_box()
+    assert v["y"] <= b["y"] <= v["y"] + v["height"] - b["height"]  # scrolled into view
+    assert "showing characters 0–" not in page.locator('[data-testid="stMain"]').inner_text()
+    assert "Paragraph 10 talks" not in shown_text(page)
+    assert "Paragraph 6995 talks" in shown_text(page)  # where chunk 1500 starts
+    screenshot(page, "browser-9-long-window.png")
