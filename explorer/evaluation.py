@@ -275,7 +275,9 @@ def score_query(
             b: covered(
                 budget_cut(chunk_tokens, b)
                 if costs is None
-                else sum(1 for cost in costs if cost <= b)
+                # the first hit whose context would overflow stops it (a cost can fall when
+                # a hit joins two pieces that each counted a token cut between them)
+                else next((n for n, cost in enumerate(costs) if cost > b), len(costs))
             )
             for b in budgets
         },
