@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 from explorer.documents import Document
 from explorer.evaluation import Query, budget_cut, locate_evidence, score_query
 from explorer.evidence import Evidence, check, locate, union, verdict
+from explorer.measures import get_measure
 from explorer.retrieval import ContextPiece, Hit, context_pieces, section_span
-from explorer.splitters import Chunk
+from explorer.splitters import Chunk, ChunkSettings, split
 from tests.conftest import make_doc
 
 Span = tuple[int, int]
@@ -164,6 +165,23 @@ def test_what_the_properties_found() -> None:
     # when a longer occurrence (more white space) has more characters retrieved
     m = score_query(Q, [((0, 3), (5, 13))], [(0, 3), (5, 10)], [1, 1], ks=[2], budgets=[])
     assert m["covered_at_k"][2] and m["recall_at_k"][2] == 1.0
+
+
+def test_a_merged_context_can_cost_less() -> None:
+    """Why the budget stops at the first overflow: a cost can fall as hits join.
+
+    "word" is one cl100k token. Chunked one character a chunk, hits "w" then "d" each carry it
+    (2 tokens); "o" and "r" join them into one piece (1 token). At a budget of 1 token only the
+    first hit fits, although the fourth prefix costs 1 again.
+    """
+    doc = make_doc("word")
+    chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=1, overlap=0))
+    spans = [(chunks[i].start, chunks[i].end) for i in (0, 3, 1, 2)]
+    units = get_measure("tokens").units(doc.text)
+    costs = [sum(units.size(s, e) for s, e in union(spans[:n])) for n in range(1, 5)]
+    assert costs == [1, 2, 2, 1]
+    m = score_query(Q, [((3, 4),)], spans, [1, 1, 1, 1], ks=[4], budgets=[1], costs=costs)
+    assert m["covered_at_budget"] == {1: False}  # "d" is the second hit: over the budget
 
 
 # --------------------------------------------------------------------------- the locator
@@ -435,9 +453,10 @@ def test_coverage_never_falls_as_k_or_the_budget_grows(case: Case, data: st.Data
     located, spans, tokens, _, _ = case
     ks = list(range(1, len(spans) + 2))
     budgets = sorted({0, 10_000, *itertools.accumulate(tokens)})
-    # costs as evaluate passes them: the tokens of the first n hits' context, never falling
-    steps = data.draw(st.lists(st.integers(0, 40), min_size=len(spans), max_size=len(spans)))
-    costs = list(itertools.accumulate(steps))[: data.draw(st.integers(0, len(spans)))]
+    # costs as evaluate passes them: the tokens of the first n hits' merged context (cut short
+    # past the largest budget). They can fall: see test_a_merged_context_can_cost_less.
+    costs = data.draw(st.lists(st.integers(0, 200), max_size=len(spans)))
+    budgets = sorted({*budgets, *costs})
     for given_costs in (None, costs):
         m = score_query(Q, located, spans, tokens, ks=ks, budgets=budgets, costs=given_costs)
         at_k = [m["covered_at_k"][k] for k in ks]
@@ -450,7 +469,8 @@ def test_coverage_never_falls_as_k_or_the_budget_grows(case: Case, data: st.Data
             assert all(b >= a for a, b in itertools.pairwise(recalls))
         assert all(b or not a for a, b in itertools.pairwise(at_b))
     for b in budgets:
-        fits = next((n for n, c in enumerate(costs) if c > b), len(costs))
+        # the longest run of hits, from the first, whose every context fits the budget
+        fits = max(n for n in range(len(costs) + 1) if all(c <= b for c in costs[:n]))
         m = score_query(Q, located, spans, tokens, ks=[1], budgets=[b], costs=costs)
         assert m["covered_at_budget"][b] == ref_covered(located, spans[:fits])
 
