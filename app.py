@@ -39,7 +39,9 @@ from explorer.splitters import RECURSIVE_LEVELS, Chunk, ChunkSettings, split
 st.set_page_config(page_title="Chunk Explorer", page_icon="🧩", layout="wide")
 
 # --------------------------------------------------------------------------- cached work
-# Keys are content hashes and settings keys; arguments starting with "_" are not hashed.
+# Keys are content keys (the bytes' hash and the document kind: see content_key) and settings
+# keys; arguments starting with "_" are not hashed. Nothing here holds one session's state:
+# uploads, questions and selections live in st.session_state.
 
 
 @st.cache_resource(show_spinner=False)
@@ -53,7 +55,7 @@ def load(sha256: str, name: str, _data: bytes) -> Document:
 
 
 @st.cache_data(max_entries=32, show_spinner="Chunking…")
-def chunk(sha256: str, settings_key: str, _doc: Document, _settings: ChunkSettings) -> list[Chunk]:
+def chunk(doc_key: str, settings_key: str, _doc: Document, _settings: ChunkSettings) -> list[Chunk]:
     return split(_doc, _settings)
 
 
@@ -75,7 +77,7 @@ def semantic_memo() -> dict[str, list[Chunk]]:
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def chunk_index(
-    sha256: str,
+    doc_key: str,
     chunking_key: str,
     prefix: bool,
     model: str,
@@ -89,14 +91,14 @@ def chunk_index(
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def check(
-    sha256: str, settings_key: str, prefix: bool, _doc: Document, _chunks: list[Chunk]
+    doc_key: str, settings_key: str, prefix: bool, _doc: Document, _chunks: list[Chunk]
 ) -> Diagnosis:
     return diagnose(_doc, _chunks, prefix_headings=prefix, model_measure=measure("model-tokens"))
 
 
 @st.cache_data(max_entries=32, show_spinner="Drawing the document…")
 def document_html(
-    sha256: str,
+    doc_key: str,
     view_key: str,
     start: int,
     end: int,
@@ -112,7 +114,7 @@ def document_html(
 
 @st.cache_data(max_entries=64, show_spinner="Drawing the page…")
 def page_png(
-    sha256: str,
+    doc_key: str,
     view_key: str,
     page: int,
     _pdf: bytes,
@@ -123,8 +125,14 @@ def page_png(
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def page_count(sha256: str, _pdf: bytes) -> int:
+def page_count(doc_key: str, _pdf: bytes) -> int:
     return render.pdf_page_count(_pdf)
+
+
+def content_key(doc: Document) -> str:
+    """The cache key of a loaded document: its bytes' hash and how they were read. The same
+    bytes uploaded as ``.md`` and as ``.txt`` are two documents (one has Markdown structure)."""
+    return f"{doc.sha256}:{doc.kind}"
 
 
 def highlights_key(highlights: Sequence[render.Highlight]) -> str:
@@ -146,7 +154,7 @@ def embedding_progress(what: str) -> tuple[Progress, DeltaGenerator]:
 
 def semantic_chunks(doc: Document, settings: ChunkSettings, model: str) -> list[Chunk]:
     """Semantic chunks, embedding the sentence groups (with a progress bar) the first time."""
-    key = f"{doc.sha256}|{settings.key()}|{model}"
+    key = f"{content_key(doc)}|{settings.key()}|{model}"
     memo = semantic_memo()
     if key not in memo:
         emb = load_embedder(model)
@@ -299,6 +307,8 @@ except ExplorerError as exc:
     st.error(pipeline.md_text(str(exc)))
     st.stop()
 
+doc_key = content_key(doc)
+
 # --------------------------------------------------------------------------- sidebar: settings
 
 rng = pipeline.SIZE_RANGES[state.unit]
@@ -407,8 +417,8 @@ try:
         chunks = semantic_chunks(doc, settings, model)
     else:
         chunking_key = settings.key()
-        chunks = chunk(doc.sha256, chunking_key, doc, settings)
-    diagnosis = check(doc.sha256, chunking_key, state.prefix, doc, chunks)
+        chunks = chunk(doc_key, chunking_key, doc, settings)
+    diagnosis = check(doc_key, chunking_key, state.prefix, doc, chunks)
 except ExplorerError as exc:
     st.error(pipeline.md_text(str(exc)))
     st.stop()
@@ -483,9 +493,7 @@ if question and chunks:
     needs_model = state.retriever != "bm25"
     try:
         emb = load_embedder(model) if needs_model else None
-        index = chunk_index(
-            doc.sha256, chunking_key, state.prefix, model if emb else "", chunks, emb
-        )
+        index = chunk_index(doc_key, chunking_key, state.prefix, model if emb else "", chunks, emb)
         if emb is not None:  # embed the chunks not seen before, with a progress bar
             todo = len({t for t in index.texts if not emb.cached(t)})
             if todo:
@@ -608,7 +616,7 @@ with doc_col:
     if view == "Chunks" and state.only_flagged and not shown:
         st.info("No chunk has an issue at these settings; nothing is highlighted.")
     if doc.kind == "pdf" and state.pdf_view == "Page image":
-        n_pages = page_count(doc.sha256, data)
+        n_pages = page_count(doc_key, data)
         state.page = max(1, min(n_pages, state.page))
         nav = st.columns([1, 2, 1, 3], vertical_alignment="bottom")
         nav[0].button("◀ Prev", on_click=turn_page, args=(-1, n_pages), key="prev_page")
@@ -624,7 +632,7 @@ with doc_col:
             tinted = [h.index for h in on_page if not h.underline]
             listed = pipeline.describe_indices(tinted) or "none"
             nav[3].caption(f"of {n_pages} · chunks on this page: {listed}")
-        png = page_png(doc.sha256, view_key, page, data, doc, on_page)
+        png = page_png(doc_key, view_key, page, data, doc, on_page)
         st.image(png, caption=f"{pipeline.md_escape(doc.name)}, page {page}", output_format="PNG")
     else:
         raw = doc.kind == "markdown" and state.raw
@@ -636,7 +644,7 @@ with doc_col:
         with st.container(height=720, key="doc_view"):
             st.html(
                 document_html(
-                    doc.sha256,
+                    doc_key,
                     view_key + ("|raw" if raw else ""),
                     window.start,
                     window.end,
@@ -651,7 +659,7 @@ with detail_col:
     options = shown if selected is None or selected in shown else sorted([selected, *shown])
     # a fresh picker for each document and settings: the browser never sends back a label
     # from other chunks; the choice itself lives in state.chunk
-    options_key = f"{doc.sha256}|{chunking_key}|{state.prefix}|{state.only_flagged}"
+    options_key = f"{doc_key}|{chunking_key}|{state.prefix}|{state.only_flagged}"
     picker = "pick_" + hashlib.sha256(options_key.encode()).hexdigest()[:12]
     state[picker] = selected
     st.selectbox(

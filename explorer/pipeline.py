@@ -9,6 +9,7 @@ Streamlit.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import html
 import re
 from collections.abc import Callable, Sequence
@@ -99,6 +100,20 @@ def check_upload_size(name: str, n_bytes: int, *, limit_mb: int) -> None:
             f"{limit_mb} MB. Split the document or raise server.maxUploadSize in "
             ".streamlit/config.toml"
         )
+
+
+def folder_fingerprint(folder: Path) -> str:
+    """A short hash of the names, sizes and modification times of the files in ``folder``: it
+    changes when a file there is added, removed or rewritten."""
+    entries = []
+    for p in sorted(folder.iterdir()) if folder.is_dir() else []:
+        try:
+            stat = p.stat()
+        except OSError:
+            continue
+        if p.is_file():
+            entries.append(f"{p.name}\0{stat.st_size}\0{stat.st_mtime_ns}")
+    return hashlib.sha256("\n".join(entries).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 KEEP_UPLOADS = 5

@@ -77,10 +77,12 @@ SWEEP_DEFAULTS = {
 # --------------------------------------------------------------------------- cached work
 
 
-@st.cache_resource(show_spinner=False)
-def workspace(folder: str) -> Workspace:
-    """One workspace per documents folder: documents, chunks, indexes and token counts are
-    shared by every run and sweep cell (and the embedder caches vectors per process)."""
+@st.cache_resource(max_entries=4, show_spinner=False)
+def workspace(folder: str, fingerprint: str) -> Workspace:
+    """One workspace per documents folder as it is now (``fingerprint``: its files' names, sizes
+    and times): documents, chunks, indexes and token counts are shared by every run and sweep
+    cell, and a file changed on disk is read again instead of served from memory. It holds only
+    what is in the folder, never a session's query set or settings."""
     return Workspace(Path(folder))
 
 
@@ -342,7 +344,11 @@ if folder.is_dir():
 else:
     absent = sorted({q.doc for q in chosen})
 queries: list[Query] = [q for q in chosen if q.doc not in absent]
-ws = workspace(str(folder.resolve())) if folder.is_dir() else None
+ws = (
+    workspace(str(folder.resolve()), pipeline.folder_fingerprint(folder))
+    if folder.is_dir()
+    else None
+)
 with st.sidebar:
     st.caption(
         f"{len(queries)} of {n_of(len(items), 'question')} will run, over "

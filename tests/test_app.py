@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pymupdf
 import pytest
@@ -537,3 +538,30 @@ def test_manifest_records_what_made_the_chunks() -> None:
     assert m["size"]["unit"] == "tokens" and m["size"]["encoding"]
     assert (m["size"]["limit"], m["size"]["overlap"]) == (128, 16)
     assert m["document"]["sha256"] == doc.sha256 and m["app_version"]
+
+
+def test_the_same_bytes_as_markdown_and_as_text_are_two_documents(app: AppTest) -> None:
+    data = b"# Title\n\nSome *emphasis* here.\n"
+    upload(app, "same.md", data)
+    assert_ok(app)
+    assert "<h1>" in doc_html(app) and "ce-md" in doc_html(app)
+    upload(app, "same.txt", data)  # same hash: the caches must not hand back the Markdown
+    assert_ok(app)
+    assert "ce-plain" in doc_html(app) and "<h1>" not in doc_html(app)
+
+
+def test_a_folder_fingerprint_changes_when_a_file_does(tmp_path: Path) -> None:
+    import os
+
+    (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
+    first = pipeline.folder_fingerprint(tmp_path)
+    assert pipeline.folder_fingerprint(tmp_path) == first
+    (tmp_path / "a.md").write_text("# A, rewritten\n", encoding="utf-8")
+    os.utime(tmp_path / "a.md", ns=(1, 1))
+    second = pipeline.folder_fingerprint(tmp_path)
+    assert second != first
+    (tmp_path / "b.md").write_text("# B\n", encoding="utf-8")
+    assert pipeline.folder_fingerprint(tmp_path) not in (first, second)
+    assert pipeline.folder_fingerprint(tmp_path / "missing") == pipeline.folder_fingerprint(
+        tmp_path / "also-missing"
+    )
