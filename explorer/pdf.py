@@ -315,27 +315,92 @@ class _PageData:
     """What PyMuPDF told us about one page; everything after this is plain Python."""
 
     page: Any  # the PyMuPDF page, kept for find_tables
-    width: float
+    width: float  # the page as it is read: rendered, or unrotated when ``upright`` is set
     height: float
     frags: list[_Frag]
-    horizontal: list[tuple[float, float, float, float]]  # ruling lines, rendered coordinates
+    horizontal: list[tuple[float, float, float, float]]  # ruling lines, same coordinates
     vertical: list[tuple[float, float, float, float]]
     rotated: bool
     images: bool
+    rendered: tuple[float, float] = (0.0, 0.0)  # width and height as rendered
+    upright: Any = None  # rotation matrix, when the page is read unrotated (see _read_page)
 
 
 def _read_page(doc: Any, index: int, stats: _Stats) -> _PageData:
-    """Extract one page. Any PyMuPDF failure here surfaces as an exception for the caller."""
+    """Extract one page. Any PyMuPDF failure here surfaces as an exception for the caller.
+
+    A rotated page whose text runs left to right only before the rotation (a portrait page
+    turned sideways: its lines run down the rendered page) is read in its unrotated coordinates,
+    so its lines keep their order; ``upright`` then holds the matrix that renders them.
+    """
     page = doc.load_page(index)
     raw = page.get_text("rawdict", flags=_TEXT_FLAGS)
     matrix = page.rotation_matrix if page.rotation else None
+    rect = page.rect
+    width, height = rect.width, rect.height
+    upright = None
+    if matrix is not None and _reads_unrotated(raw, matrix):
+        upright, matrix = matrix, None
+        width, height = page.cropbox.width, page.cropbox.height
     frags = _page_frags(raw, matrix, stats)
     horizontal, vertical = _edges(page.get_cdrawings(), matrix)
     images = not frags and bool(page.get_images())
-    rect = page.rect
     return _PageData(
-        page, rect.width, rect.height, frags, horizontal, vertical, bool(page.rotation), images
+        page,
+        width,
+        height,
+        frags,
+        horizontal,
+        vertical,
+        bool(page.rotation),
+        images,
+        (rect.width, rect.height),
+        upright,
     )
+
+
+def _reads_unrotated(raw: dict[str, Any], matrix: Any) -> bool:
+    """Do more glyphs run left to right before the page's rotation than after it?"""
+    before = after = 0
+    for block in raw["blocks"]:
+        for line in block.get("lines", ()):
+            n = sum(len(span["chars"]) for span in line["spans"])
+            dx, dy = line["dir"]
+            if abs(dy) < 0.05 and dx > 0:
+                before += n
+            rx, ry = dx * matrix.a + dy * matrix.c, dx * matrix.b + dy * matrix.d
+            if abs(ry) < 0.05 and rx > 0:
+                after += n
+    return before > after
+
+
+def _render_upright(units: list[_Unit], matrix: Any) -> None:
+    """Move the fragments of a page read unrotated to rendered coordinates, as the layout wants.
+
+    Each glyph's box turns with the page; a line's extent is that of its turned glyphs.
+    """
+    frags = [f for u in units for row in u.rows for f in row.frags]
+    frags += [f for u in units if u.table for r in u.table.rows for cell in r for f in cell]
+    for f in frags:
+        x0s: list[float] = []
+        x1s: list[float] = []
+        ys: list[float] = []
+        for a, b in zip(f.x0, f.x1, strict=True):
+            if a != a:  # nan: a character the loader inserted
+                x0s.append(NAN)
+                x1s.append(NAN)
+                continue
+            r = pymupdf.Rect(a, f.top, b, f.bottom) * matrix
+            x0s.append(r.x0)
+            x1s.append(r.x1)
+            ys += (r.y0, r.y1)
+        box = pymupdf.Rect(f.left, f.top, f.right, f.bottom) * matrix
+        f.x0, f.x1 = x0s, x1s
+        f.left, f.right = box.x0, box.x1
+        f.top, f.bottom = (min(ys), max(ys)) if ys else (box.y0, box.y1)
+    for u in units:
+        for row in u.rows:
+            row.__post_init__()  # its box, from the moved fragments
 
 
 def _load(doc: Any, data: bytes, *, name: str) -> Document:
@@ -369,7 +434,7 @@ def _load(doc: Any, data: bytes, *, name: str) -> Document:
             with contextlib.suppress(Exception):
                 box = doc.page_cropbox(index)
                 width, height = box.width, box.height
-            pages.append(_PageData(None, width, height, [], [], [], False, False))
+            pages.append(_PageData(None, width, height, [], [], [], False, False, (width, height)))
     if len(failed) == len(pages):
         raise DocumentError(
             f"{name} is damaged: none of its pages could be read (page {failed[0]}); "
@@ -404,9 +469,12 @@ def _load(doc: Any, data: bytes, *, name: str) -> Document:
         rules = [
             ((y0 + y1) / 2, x0, x1) for x0, y0, x1, y1 in p.horizontal if x1 - x0 >= 0.5 * p.width
         ]
-        units_per_page.append(_page_units(frags, tables, p.height, rules, body_size, stats))
+        units = _page_units(frags, tables, p.height, rules, body_size, stats)
+        if p.upright is not None:
+            _render_upright(units, p.upright)
+        units_per_page.append(units)
 
-    sizes = [(p.width, p.height) for p in pages]
+    sizes = [p.rendered for p in pages]
     return _assemble(data, name, units_per_page, sizes, stats, warnings)
 
 

@@ -103,8 +103,8 @@ def _text_pdf(pages: int, *, lines: int = 6, rotate: Callable[[int], int] | None
     doc = pymupdf.open()
     for n in range(pages):
         page = doc.new_page(width=595, height=842)
-        page.insert_text((72, 72), f"Section {n + 1}", fontsize=16)
-        y = 110.0
+        page.insert_text((72, 110), f"Section {n + 1}", fontsize=16)  # below the header zone
+        y = 140.0
         for i in range(lines):
             text = f"Page {n + 1}, line {i + 1}: " + _LOREM[: 60 + (i * 7 + n) % 40]
             page.insert_text((72, y), text, fontsize=10)

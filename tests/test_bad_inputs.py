@@ -1,0 +1,278 @@
+"""Every input of ``tests/bad_inputs.py``, through the library and the command line.
+
+An input that cannot be read raises one :class:`DocumentError` whose single line names the file,
+says what is wrong and what to do; the command line exits 2 with exactly that line on stderr.
+An input that can be read loads — with a warning for every assumption — and splits into exact
+chunks; the command line succeeds and prints each warning as one ``warning:`` line on stderr.
+The limits (characters, pages, table grids) are tested at small values, not by timing.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pymupdf as _pymupdf
+import pytest
+
+from explorer import documents, pdf
+from explorer.documents import Document, load_document
+from explorer.errors import DocumentError
+from explorer.splitters import ChunkSettings, split
+from tests import bad_inputs
+from tests.bad_inputs import BadInput, make
+from tests.bad_inputs import bad_inputs as all_inputs
+
+pymupdf: Any = _pymupdf
+
+#: What each error's message must say (besides the file name).
+MESSAGES = {
+    "empty": "the file is empty (0 bytes); choose a file with text in it",
+    "one-byte-pdf": "is not a PDF (it does not start with %PDF-)",
+    "truncated-pdf": "is truncated (it ends before the PDF end marker %%EOF)",
+    "not-a-pdf": "is not a PDF (it does not start with %PDF-)",
+    "encrypted-user": "is encrypted; open it without a password or remove the password first",
+    "scanned": "has no text layer — it may be scanned; OCR is not supported",
+    "junk-md": "looks binary",
+    "md-50mb": "the limit for one document is 10,000,000 characters — split the file",
+}
+
+#: What each warning of an input that loads must say, in order.
+WARNINGS: dict[str, list[str]] = {
+    "one-byte": [],
+    "broken-xref": ["the PDF was damaged and MuPDF repaired it"],
+    "encrypted-owner": ["the PDF's owner does not permit copying its text"],
+    "pages-2000": [],
+    "rotated": [],
+    "latin1-md": ["not valid UTF-8 (byte 0xe9 at offset 5); decoded as Windows-1252"],
+    "cp1252-md": ["not valid UTF-8 (byte 0x93 at offset 2); decoded as Windows-1252"],
+    "utf16-md": ["decoded as UTF-16 (little-endian, from its byte-order mark)"],
+    "line-1mb": [],
+    "nested-lists": ["lists or block quotes nest deeper than the parser reads (20 levels"],
+    "table-1000-cols": [],
+    "html-md": [],
+}
+
+ERRORS = [x for x in all_inputs() if x.expect == "error"]
+LOADS = [x for x in all_inputs() if x.expect == "loads"]
+
+
+def ids(x: BadInput) -> str:
+    return x.name
+
+
+def test_every_input_has_an_expected_outcome() -> None:
+    assert {x.name for x in ERRORS} == set(MESSAGES)
+    assert {x.name for x in LOADS} == set(WARNINGS)
+    assert len({x.filename for x in all_inputs()}) == len(all_inputs())
+
+
+def test_inputs_are_built_the_same_every_time() -> None:
+    for x in all_inputs():
+        if not x.name.startswith("encrypted"):  # encryption salts are random
+            assert bad_inputs._BUILDERS[x.name]() == make(x), x.name
+
+
+# --------------------------------------------------------------------------- library
+
+
+@pytest.mark.parametrize("item", ERRORS, ids=ids)
+def test_an_unreadable_input_raises_one_clear_document_error(item: BadInput) -> None:
+    with pytest.raises(DocumentError) as err:
+        load_document(make(item), name=item.filename)
+    message = str(err.value)
+    assert message.startswith(item.filename), message
+    assert MESSAGES[item.name] in message
+    assert "\n" not in message and len(message) < 300
+
+
+def loaded(item: BadInput) -> Document:
+    doc = load_document(make(item), name=item.filename)
+    assert len(doc.warnings) == len(WARNINGS[item.name]), doc.warnings
+    for warning, expected in zip(doc.warnings, WARNINGS[item.name], strict=True):
+        assert warning.startswith(expected) and "\n" not in warning
+    return doc
+
+
+@pytest.mark.parametrize("item", LOADS, ids=ids)
+def test_a_readable_input_loads_and_splits_exactly(item: BadInput) -> None:
+    doc = loaded(item)
+    chunks = split(doc, ChunkSettings())  # the command line's default
+    assert chunks
+    for c in chunks:
+        assert doc.text[c.start : c.end] == c.text
+    ends = [0, *(c.end for c in chunks)]
+    gaps = [doc.text[a : c.start] for a, c in zip(ends, chunks, strict=False)]
+    assert not "".join(gaps).strip() and not doc.text[ends[-1] :].strip()  # all text covered
+
+
+def test_text_decoded_from_latin1_and_utf16_is_the_same_document() -> None:
+    latin1, utf16 = loaded(bad_inputs.by_name("latin1-md")), loaded(bad_inputs.by_name("utf16-md"))
+    assert latin1.text == utf16.text == bad_inputs._FRENCH
+    assert [h.path for h in latin1.headings] == [("Café",), ("Café", "Crème brûlée")]
+    assert latin1.blocks == utf16.blocks
+
+
+def test_the_2000_page_pdf_keeps_every_page() -> None:
+    doc = loaded(bad_inputs.by_name("pages-2000"))
+    assert [p.number for p in doc.pages] == list(range(1, bad_inputs.PAGES + 1))
+    assert "Page 2000, line 4:" in doc.text
+    last = split(doc, ChunkSettings())[-1]
+    assert last.page_end == bad_inputs.PAGES
+
+
+def test_rotated_pages_read_in_line_order() -> None:
+    doc = loaded(bad_inputs.by_name("rotated"))
+    for n in range(1, 5):
+        page = doc.pages[n - 1]
+        text = doc.text[page.start : page.end]
+        lines = [text.index(f"Page {n}, line {i}:") for i in range(1, 7)]
+        assert text.startswith(f"Section {n}") and lines == sorted(lines), text[:200]
+
+
+def test_a_pdf_with_a_broken_xref_table_keeps_its_text() -> None:
+    doc = loaded(bad_inputs.by_name("broken-xref"))
+    assert len(doc.pages) == 3 and "Page 3, line 6:" in doc.text
+
+
+def test_an_owner_restricted_pdf_is_read() -> None:
+    doc = loaded(bad_inputs.by_name("encrypted-owner"))
+    assert "Page 2, line 1:" in doc.text
+
+
+def test_a_1mb_line_is_cut_into_chunks_within_the_size() -> None:
+    doc = loaded(bad_inputs.by_name("line-1mb"))
+    chunks = split(doc, ChunkSettings(size=512))
+    assert max(c.size for c in chunks) <= 512
+    assert "".join(c.text for c in chunks[1:]) == doc.text[chunks[1].start :].rstrip()
+
+
+def test_deep_nesting_keeps_every_level_as_text() -> None:
+    doc = loaded(bad_inputs.by_name("nested-lists"))
+    items = [b for b in doc.blocks if b.kind == "list_item"]
+    assert len(items) == documents.MAX_NESTING // 2
+    assert doc.text[items[-1].start : items[-1].end].endswith(f"- level {bad_inputs.NESTING_DEPTH}")
+
+
+def test_a_1000_column_table_is_one_table_block_with_its_rows() -> None:
+    doc = loaded(bad_inputs.by_name("table-1000-cols"))
+    [table] = [b for b in doc.blocks if b.kind == "table"]
+    assert len(table.rows) == bad_inputs.TABLE_ROWS + 1 and table.rows[0].header
+    header = doc.text[table.rows[0].start : table.rows[0].end]
+    assert header.count("|") == bad_inputs.TABLE_COLUMNS + 1
+    chunks = split(doc, ChunkSettings(splitter="structure", size=256))
+    assert any("table_split" in c.flags for c in chunks)
+
+
+def test_html_in_markdown_is_kept_as_source_text() -> None:
+    doc = loaded(bad_inputs.by_name("html-md"))
+    assert "<script>alert('x')</script>" in doc.text
+    assert "html" in {b.kind for b in doc.blocks}
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", *args], capture_output=True, timeout=600, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("bad")
+    out = {}
+    for x in all_inputs():
+        out[x.name] = folder / x.filename
+        out[x.name].write_bytes(make(x))
+    return out
+
+
+@pytest.mark.parametrize("command", ["text", "chunk"])
+@pytest.mark.parametrize("item", ERRORS, ids=ids)
+def test_the_command_line_exits_2_with_one_line(
+    files: dict[str, Path], item: BadInput, command: str
+) -> None:
+    res = run_cli(command, str(files[item.name]))
+    err = res.stderr.decode()
+    assert res.returncode == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith(f"error: {item.filename}") and MESSAGES[item.name] in err
+    assert res.stdout == b""
+
+
+@pytest.mark.parametrize("item", LOADS, ids=ids)
+def test_the_command_line_chunks_with_a_line_per_warning(
+    files: dict[str, Path], item: BadInput
+) -> None:
+    res = run_cli("chunk", str(files[item.name]))
+    assert res.returncode == 0, res.stderr
+    warnings = res.stderr.decode().splitlines()
+    assert len(warnings) == len(WARNINGS[item.name]), warnings
+    for line, expected in zip(warnings, WARNINGS[item.name], strict=True):
+        assert line.startswith(f"warning: {item.filename}: {expected}")
+    records = [json.loads(line) for line in res.stdout.decode().splitlines()]
+    assert records and [r["index"] for r in records] == list(range(len(records)))
+
+
+def test_the_command_line_prints_decoded_text(files: dict[str, Path]) -> None:
+    res = run_cli("text", str(files["utf16-md"]))
+    assert res.returncode == 0 and res.stdout.decode() == bad_inputs._FRENCH
+    assert res.stderr.decode().startswith("warning: utf16.md: decoded as UTF-16")
+
+
+# --------------------------------------------------------------------------- limits
+
+
+def _pdf(pages: int, *, text: str = "Some words on a page.") -> bytes:
+    doc = pymupdf.open()
+    for n in range(pages):
+        doc.new_page().insert_text((72, 72), f"{text} {n + 1}")
+    data: bytes = doc.tobytes()
+    return data
+
+
+def test_a_pdf_over_the_page_limit_is_refused_before_reading(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pdf, "MAX_PAGES", 3)
+    assert len(load_document(_pdf(3), name="ok.pdf").pages) == 3
+    with pytest.raises(DocumentError) as err:
+        load_document(_pdf(4), name="long.pdf")
+    assert str(err.value) == (
+        "long.pdf has 4 pages, over the limit of 3 pages for one document; split the PDF "
+        "(for example by chapter) and load the parts one at a time"
+    )
+
+
+def test_a_pdf_over_the_character_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pdf, "MAX_CHARS", 50)
+    with pytest.raises(DocumentError) as err:
+        load_document(_pdf(5), name="wordy.pdf")
+    assert str(err.value).startswith("wordy.pdf is too long (over 50 characters by page 3)")
+    assert "split the file" in str(err.value)
+
+
+def test_the_limits_are_what_the_docs_say() -> None:
+    assert documents.MAX_CHARS == 10_000_000
+    assert pdf.MAX_PAGES == 3_000
+    assert documents.MAX_NESTING == 20
+    assert bad_inputs.PAGES <= pdf.MAX_PAGES
+    assert len(make("md-50mb")) > documents.MAX_CHARS
+
+
+def test_a_grid_page_is_read_as_text_without_find_tables() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Graph paper with a caption.")
+    for i in range(60):  # 60 x 60 ruling lines: 3,600 crossings
+        page.draw_line((50, 80 + i * 10), (550, 80 + i * 10), width=0.3)
+        page.draw_line((50 + i * 8.3, 80), (50 + i * 8.3, 670), width=0.3)
+    page.insert_text((60, 95), "cell text")
+    loaded_doc = load_document(doc.tobytes(), name="grid.pdf")
+    assert "Graph paper with a caption." in loaded_doc.text
+    assert any("find_tables skipped on 1 pages" in n for n in loaded_doc.normalisation)
