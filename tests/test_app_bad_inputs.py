@@ -41,6 +41,10 @@ def drawn(at: AppTest) -> str:
     return re.sub(r"<style>.*?</style>", "", found[0], flags=re.S) if found else ""
 
 
+def window_notes(at: AppTest) -> list[str]:
+    return [c.value for c in at.caption if c.value.startswith("A long document")]
+
+
 def still_usable(at: AppTest, message: list[str]) -> None:
     """A control works, and so does going back to a sample (``message``: the upload's error,
     which stays shown until another document is chosen)."""
@@ -82,12 +86,19 @@ def test_each_bad_input_is_one_error_or_a_safe_rendering(item: BadInput) -> None
         if doc.kind == "pdf":  # one page image at a time, whatever the page count
             assert len(at.image) == 1 and html == ""
             assert at.number_input(key="page").max == len(doc.pages)
+            at.radio(key="pdf_view").set_value("Extracted text").run()  # a window of the text
+            assert not at.exception
+            html = drawn(at)
+            assert html and len(html) < HTML_LIMIT
+            w = render.window(doc.text)
+            assert len(window_notes(at)) == (0 if w.whole else 1)
+            at.radio(key="pdf_view").set_value("Page image").run()
             captions = " ".join(c.value for c in at.caption)
             assert f"of {len(doc.pages)} ·" in captions
         else:
             assert html and len(html) < HTML_LIMIT
             w = render.window(doc.text)
-            notes = [c.value for c in at.caption if c.value.startswith("A long document")]
+            notes = window_notes(at)
             assert len(notes) == (0 if w.whole else 1)
             if notes:  # the window starts at the top and says how much it shows
                 assert notes[0].startswith(f"A long document: showing characters 0–{w.end:,} ")
