@@ -6,13 +6,15 @@ big ones are cached for the session). ``expect`` says what the loader must do wi
 ``"loads"`` — load, possibly with warnings (``Document.warnings``) that say what was assumed.
 
 Used by ``tests/test_bad_inputs.py`` (library and command line) and by the app tests.
+``python -m tests.bad_inputs`` measures load and split time and peak memory of the big ones,
+each in a fresh process (figures, not a test: nothing here asserts a speed).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -251,3 +253,71 @@ _BUILDERS: dict[str, Callable[[], bytes]] = {
 }
 
 assert set(_BUILDERS) == {it.name for it in _ITEMS}
+
+
+# --------------------------------------------------------------------------- measuring
+
+BIG = ("pages-2000", "md-50mb", "line-1mb", "nested-lists", "table-1000-cols")
+
+_MEASURE = """
+import json, resource, sys, time
+from pathlib import Path
+from explorer.documents import load_document
+from explorer.errors import ExplorerError
+from explorer.splitters import ChunkSettings, split
+settings = ChunkSettings()  # the command line's default
+settings.measure.units("warm up")
+path = Path(sys.argv[1])
+data = path.read_bytes()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0 = time.perf_counter()
+try:
+    doc = load_document(data, name=path.name)
+    t1 = time.perf_counter()
+    chunks = split(doc, settings)
+    out = {"outcome": f"loads: {len(doc.text):,} characters, {len(chunks):,} chunks"}
+except ExplorerError as exc:
+    t1 = time.perf_counter()
+    out = {"outcome": f"error: {exc}"}
+t2 = time.perf_counter()
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+out.update(load=t1 - t0, split=t2 - t1, peak=peak / 1024, base=before / 1024)
+print(json.dumps(out))
+"""
+
+
+def measure(names: Sequence[str] = BIG) -> None:
+    """Print load and split seconds and peak memory (RSS) for each input, in a fresh process."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    print(
+        f"{'input':16s} {'bytes':>12s} {'load s':>7s} {'split s':>7s} {'peak MB':>8s} "
+        f"{'(base)':>7s}  outcome"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            it = by_name(name)
+            path = Path(tmp) / it.filename
+            path.write_bytes(make(it))
+            res = subprocess.run(
+                [sys.executable, "-c", _MEASURE, str(path)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            m = json.loads(res.stdout)
+            print(
+                f"{name:16s} {path.stat().st_size:>12,d} {m['load']:7.2f} {m['split']:7.2f} "
+                f"{m['peak']:8.0f} {m['base']:7.0f}  {m['outcome'][:90]}"
+            )
+            path.unlink()
+
+
+if __name__ == "__main__":
+    import sys
+
+    measure(sys.argv[1:] or BIG)
