@@ -267,6 +267,7 @@ def test_the_limits_are_what_the_docs_say() -> None:
     assert documents.MAX_CHARS == 10_000_000
     assert pdf.MAX_PAGES == 3_000
     assert documents.MAX_NESTING == 20
+    assert documents.MAX_MARKDOWN_LINES == 300_000
     assert bad_inputs.PAGES <= pdf.MAX_PAGES
     assert len(make("md-50mb")) > documents.MAX_CHARS
 

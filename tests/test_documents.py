@@ -176,6 +176,19 @@ def test_text_over_the_limit_is_refused_with_the_limit(monkeypatch: pytest.Monke
         load_document(b"x" * 4_001, name="big.txt")  # refused before decoding
 
 
+def test_markdown_over_the_line_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(documents, "MAX_MARKDOWN_LINES", 3)
+    assert len(load_document(b"a\nb\r\nc", name="ok.md").blocks) == 1
+    with pytest.raises(DocumentError) as err:
+        load_document(b"a\nb\rc\n", name="long.md")
+    assert str(err.value) == (
+        "long.md has 4 lines, over the limit of 3 lines for reading Markdown structure; split "
+        "the file into parts and load them one at a time (or rename it to .txt to read it as "
+        "plain text)"
+    )
+    assert load_document(b"a\nb\rc\n", name="long.txt").text == "a\nb\rc\n"
+
+
 def test_nesting_past_the_parser_limit_is_kept_as_text_with_a_warning() -> None:
     deep = "\n".join("  " * d + f"- level {d}" for d in range(40))
     doc = load_document(deep.encode(), name="deep.md")
