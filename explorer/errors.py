@@ -12,7 +12,7 @@ class ExplorerError(Exception):
 
 
 class DocumentError(ExplorerError):
-    """A document could not be read: empty, corrupt, encrypted, binary, no text layer."""
+    """A document could not be read: empty, corrupt, encrypted, binary, no text layer, too big."""
 
 
 class SettingsError(ExplorerError, ValueError):
