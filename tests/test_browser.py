@@ -302,3 +302,32 @@ def test_a_long_document_is_drawn_a_window_at_a_time(page: Any) -> None:
     assert "Paragraph 10 talks" not in shown_text(page)
     assert "Paragraph 6995 talks" in shown_text(page)  # where chunk 1500 starts
     screenshot(page, "browser-9-long-window.png")
+
+
+@pytest.mark.parametrize("name", ["table-1000-cols", "line-1mb"])
+def test_a_wide_document_scrolls_inside_its_own_box(page: Any, name: str) -> None:
+    from tests.bad_inputs import by_name, make
+
+    item = by_name(name)
+    box = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    box.set_input_files({"name": item.filename, "mimeType": "text/markdown", "buffer": make(item)})
+    page.wait_for_function(
+        "(n) => document.body.innerText.includes(n)",
+        arg=f"{item.filename} · markdown",
+        timeout=120_000,
+    )
+    wait_idle(page, 120_000)
+    page.locator(".ce-doc").first.wait_for(timeout=60_000)
+    sizes = page.evaluate(
+        """() => {
+            const doc = document.querySelector('.ce-doc');
+            const view = document.querySelector('[class*="st-key-doc_view"]');
+            const main = document.querySelector('[data-testid="stMain"]');
+            return {doc: doc.getBoundingClientRect().width,
+                    view: view.getBoundingClientRect().width,
+                    mainScroll: main.scrollWidth, mainWidth: main.clientWidth};
+        }"""
+    )
+    assert sizes["doc"] <= sizes["view"] + 1  # the page does not grow sideways
+    assert sizes["mainScroll"] <= sizes["mainWidth"] + 1
+    screenshot(page, f"browser-10-{name}.png")
