@@ -19,11 +19,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from explorer.documents import Document
 from explorer.evaluation import (
+    RECOMMENDED,
     EvalConfig,
     EvalReport,
     Workspace,
@@ -71,7 +72,7 @@ def candidates(retriever: str) -> list[Candidate]:
     def ours(name: str, settings: ChunkSettings, **kw: object) -> Candidate:
         return Candidate(name, EvalConfig(settings=settings, retriever=retriever, **kw))  # type: ignore[arg-type]
 
-    return [
+    out = [
         Candidate(
             "fixed 500 chars", EvalConfig(retriever=retriever, chunker=fixed_500, label="fixed-500")
         ),
@@ -81,21 +82,31 @@ def candidates(retriever: str) -> list[Candidate]:
         ),
         ours("recursive tokens 256/32", ChunkSettings("recursive", "tokens", 256, 32)),
         ours("structure tokens 256/0", ChunkSettings("structure", "tokens", 256, 0)),
-        ours(
-            "structure tokens 256/64, merged",
-            ChunkSettings("structure", "tokens", 256, 64),
-            merge=True,
-        ),
-        ours(
-            "structure tokens 384/192, merged",
-            ChunkSettings("structure", "tokens", 384, 192),
-            merge=True,
-        ),
-        ours(
-            "structure model-tokens 200/0",
-            ChunkSettings("structure", "model-tokens", 200, 0),
-        ),
+        Candidate("recommended (structure tokens 256/64, merged)", recommended_for(retriever)),
     ]
+    if retriever != "bm25":  # the same with each chunk embedded whole, as is common
+        out[1:1] = [
+            Candidate(
+                "LangChain recursive 1000/200, chunks embedded",
+                EvalConfig(
+                    retriever=retriever,
+                    chunker=langchain_recursive,
+                    label="lc-recursive",
+                    dense="chunks",
+                ),
+            )
+        ]
+        out.append(
+            Candidate(
+                "recommended, chunks embedded",
+                replace(recommended_for(retriever), dense="chunks"),
+            )
+        )
+    return out
+
+
+def recommended_for(retriever: str) -> EvalConfig:
+    return replace(RECOMMENDED, retriever=retriever)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,6 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--retrievers", default="bm25,hybrid", help="bm25, dense, hybrid")
     parser.add_argument("--only", default="", help="run only candidates whose name has this")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument(
+        "--embedding-cache",
+        metavar="FILE",
+        help="read vectors from this .npz if it exists, and write every vector made back to it",
+    )
     args = parser.parse_args(argv)
     rows: list[tuple[str, str, str, EvalReport, float]] = []
     for set_name in args.sets.split(","):
@@ -113,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         queries = load_queries(qpath)
         ws = Workspace(docs)  # one per set: embeddings are shared across configurations
+        cache = Path(args.embedding_cache) if args.embedding_cache else None
+        if cache is not None and cache.is_file() and args.retrievers != "bm25":
+            ws.embedder().load(cache)
         for retriever in args.retrievers.split(","):
             for cand in candidates(retriever):
                 if args.only and args.only not in cand.name:
@@ -121,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
                 report = evaluate(queries, ws, cand.config, ks=(1, 3, 5), budgets=(512, 1024))
                 dt = time.perf_counter() - t0
                 rows.append((set_name, retriever, cand.name, report, dt))
+                if cache is not None and retriever != "bm25":
+                    ws.embedder().save(cache)
                 if not args.markdown:
                     _print_row(rows[-1])
     if args.markdown:
@@ -142,7 +163,7 @@ def _print_row(row: tuple[str, str, str, EvalReport, float]) -> None:
     set_name, retriever, name, r, dt = row
     ck, cb = r.coverage_at_k, r.coverage_at_budget
     print(
-        f"{set_name:6s} {retriever:6s} {name:34s} chunks={r.chunks:5d} "
+        f"{set_name:6s} {retriever:6s} {name:46s} chunks={r.chunks:5d} "
         f"c@1={ck[1]:.3f} c@3={ck[3]:.3f} c@5={ck[5]:.3f} "
         f"c@512={cb[512]:.3f} c@1024={cb[1024]:.3f} ({dt:.0f} s)",
         flush=True,

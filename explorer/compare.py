@@ -310,8 +310,9 @@ def run_eval(
 ) -> EvalReport:
     """:func:`~explorer.evaluation.evaluate`, reporting progress through the slow steps too.
 
-    Each document is chunked first; for dense and hybrid retrieval its chunks are then embedded
-    batch by batch (texts the embedder has seen are not embedded again); then the queries run.
+    Each document is chunked first; for dense and hybrid retrieval its passages (or chunks) are
+    then embedded batch by batch (texts the embedder has seen are not embedded again); then the
+    queries run.
     """
     given = progress or _nothing
 
@@ -331,18 +332,19 @@ def run_eval(
     if dense:
         indexes = [workspace.index(name, config) for name in names]
         emb = workspace.embedder()
-        missing = len({t for ix in indexes for t in ix.texts if not emb.cached(t)})
+        missing = len({t for ix in indexes for t in ix.dense_texts if not emb.cached(t)})
         report(chunk_share, MODEL_NOTE)
         emb.model  # noqa: B018 - load it now, under its own message
         done = 0
+        what = "passages" if config.dense == "passages" else "chunk texts"
         for name, ix in zip(names, indexes, strict=True):
-            todo = len({t for t in ix.texts if not emb.cached(t)})
+            todo = len({t for t in ix.dense_texts if not emb.cached(t)})
 
             def step(i: int, total: int, name: str = name, done: int = done) -> None:
                 share = (done + i) / missing if missing else 1.0
                 report(
                     chunk_share + embed_share * share,
-                    f"embedding {name}: {done + i} of {missing} new chunk texts",
+                    f"embedding {name}: {done + i} of {missing} new {what}",
                 )
 
             ix.vectors(progress=step)

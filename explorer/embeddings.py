@@ -8,6 +8,7 @@ model is first loaded; models are loaded once per process.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -128,6 +129,38 @@ class Embedder:
             out: Vectors = np.stack([self._cache[t] for t in texts])
             return out
 
+    def save(self, path: str | Path) -> int:
+        """Write the cache to ``path`` (.npz: model name, texts, vectors); returns how many."""
+        import numpy as np
+
+        with self._lock:
+            texts = list(self._cache)
+            vectors = np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 0))
+        tmp = Path(f"{path}.tmp.npz")
+        names = np.frombuffer(json.dumps(texts).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+        np.savez(tmp, model=np.array(self.name), texts=names, vectors=vectors)
+        os.replace(tmp, path)
+        return len(texts)
+
+    def load(self, path: str | Path) -> int:
+        """Add the vectors saved by :meth:`save` for this model; returns how many were read."""
+        import numpy as np
+
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                if str(data["model"]) != self.name:
+                    raise EmbeddingError(
+                        f"{path} holds vectors of {str(data['model'])!r}, not {self.name!r}"
+                    )
+                texts = json.loads(data["texts"].tobytes().decode("utf-8", "surrogatepass"))
+                vectors = data["vectors"]
+                with self._lock:
+                    for t, v in zip(texts, vectors, strict=True):
+                        self._cache.setdefault(str(t), v.astype(np.float32))
+        except (OSError, KeyError, ValueError, EOFError) as exc:
+            raise EmbeddingError(f"cannot read the embedding cache {path}: {exc}") from None
+        return len(texts)
+
     def embed_query(self, query: str) -> Vectors:
         row: Vectors = self.embed([query])[0]
         return row
@@ -166,7 +199,11 @@ def _load_model(name: str) -> Any:
         ) from None
 
 
-@lru_cache(maxsize=4)
 def embedder(model: str = BUNDLED) -> Embedder:
-    """One shared embedder (and cache) per model name in this process."""
+    """One shared embedder (and cache) per model name in this process ("" is the bundled one)."""
+    return _embedder(model or BUNDLED)
+
+
+@lru_cache(maxsize=4)
+def _embedder(model: str) -> Embedder:
     return Embedder(model)

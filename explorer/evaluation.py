@@ -34,7 +34,7 @@ from explorer.documents import Document, load_path
 from explorer.errors import ExplorerError, SettingsError
 from explorer.evidence import Span, locate, union
 from explorer.measures import Units, get_measure
-from explorer.retrieval import RETRIEVERS, ChunkIndex, Hit
+from explorer.retrieval import DENSE_SOURCES, RETRIEVERS, ChunkIndex, Hit
 from explorer.splitters import Chunk, ChunkSettings, split
 
 DEFAULT_KS = (1, 3, 5)
@@ -134,6 +134,9 @@ class EvalConfig:
     retriever: str = "hybrid"
     heading_prefix: bool = True
     model: str = ""
+    dense: str = "passages"
+    """Where dense scores come from: the document's passages or each chunk whole (see
+    :mod:`explorer.retrieval`)."""
     neighbours: int = 0
     """Small-to-big: each hit brings this many chunks on each side into the context."""
     merge: bool = False
@@ -151,6 +154,10 @@ class EvalConfig:
             raise SettingsError(
                 f"unknown retriever {self.retriever!r}; choose one of {', '.join(RETRIEVERS)}"
             )
+        if self.dense not in DENSE_SOURCES:
+            raise SettingsError(
+                f"unknown dense source {self.dense!r}; choose one of {', '.join(DENSE_SOURCES)}"
+            )
 
     def key(self) -> str:
         return f"external:{self.label}" if self.chunker is not None else self.settings.key()
@@ -161,6 +168,7 @@ class EvalConfig:
             return {
                 "splitter": self.label,
                 "retriever": self.retriever,
+                "dense": self.dense if self.retriever != "bm25" else None,
                 "heading_prefix": self.heading_prefix,
                 "neighbours": self.neighbours,
                 "merge": self.merge or self.neighbours > 0,
@@ -173,6 +181,7 @@ class EvalConfig:
             "size": s.size,
             "overlap": s.overlap,
             "retriever": self.retriever,
+            "dense": self.dense if self.retriever != "bm25" else None,
             "heading_prefix": self.heading_prefix,
             "neighbours": self.neighbours,
             "merge": self.merge or self.neighbours > 0,
@@ -320,7 +329,7 @@ class Workspace:
     _chunks: dict[tuple[str, str], list[Chunk]] = field(default_factory=dict)
     _tokens: dict[str, int] = field(default_factory=dict)
     _units: dict[str, Units] = field(default_factory=dict)
-    _indexes: dict[tuple[str, str, bool], ChunkIndex] = field(default_factory=dict)
+    _indexes: dict[tuple[str, str, bool, str], ChunkIndex] = field(default_factory=dict)
 
     def document(self, name: str) -> Document:
         if name not in self._docs:
@@ -350,12 +359,16 @@ class Workspace:
         return self._chunks[key]
 
     def index(self, name: str, config: EvalConfig) -> ChunkIndex:
-        key = (name, config.key(), config.heading_prefix)
+        key = (name, config.key(), config.heading_prefix, config.dense)
         if key not in self._indexes:
             chunks = self.chunks(name, config)
             emb = self.embedder() if config.retriever != "bm25" else None
             self._indexes[key] = ChunkIndex(
-                chunks, embedder=emb, heading_prefix=config.heading_prefix
+                chunks,
+                embedder=emb,
+                heading_prefix=config.heading_prefix,
+                doc=self.document(name),
+                dense=config.dense,
             )
         return self._indexes[key]
 

@@ -1,5 +1,16 @@
-"""Retrieval over chunks: dense (cosine), lexical (BM25 via bm25s) and hybrid (reciprocal rank
-fusion). Retrieval is model-free: vectors and texts in, ranked hits out.
+"""Retrieval over chunks: dense (cosine), lexical (BM25 via bm25s) and hybrid (a convex
+combination of the two, each normalised). Retrieval is model-free: vectors and texts in, ranked
+hits out.
+
+Dense scores come from one of two sources (``dense=``):
+
+* ``"chunks"`` embeds each chunk's text whole. A text longer than the model's window (256 word
+  pieces for all-MiniLM-L6-v2) is silently truncated by the model, and one vector has to stand for
+  everything the chunk says.
+* ``"passages"`` embeds the document's *passages* — its sentences, packed to at most
+  :data:`PASSAGE_TOKENS` tokens, a cut that depends on the document only — and scores a chunk by
+  the best passage it holds. Every passage fits the window, and the vectors are the same whatever
+  the chunk size, overlap or splitter, so changing a setting embeds nothing new.
 
 Every retriever ranks *all* chunks, so the evidence check can say where a chunk that was not
 retrieved would have ranked ("ranked 9th").
@@ -14,16 +25,25 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.documents import Document
 from explorer.errors import SettingsError
-from explorer.splitters import Chunk
+from explorer.splitters import Chunk, ChunkSettings, split
 
 if TYPE_CHECKING:
     from explorer.embeddings import Embedder, Progress, Vectors
 
 RETRIEVERS = ("dense", "bm25", "hybrid")
+DENSE_SOURCES = ("passages", "chunks")
+PASSAGE_TOKENS = 64
+"""Passages are the document's sentences packed to at most this many cl100k tokens: one or two
+sentences, well inside the embedding window, small enough that a vector stands for one point."""
+PASSAGES = ChunkSettings(splitter="sentence", unit="tokens", size=PASSAGE_TOKENS, overlap=0)
+HYBRID_WEIGHT = 0.5
+"""Hybrid score = ``HYBRID_WEIGHT × dense + (1 − HYBRID_WEIGHT) × BM25``, each min–max normalised
+over the document's chunks for the query, so both lie in [0, 1]. A convex combination of
+normalised scores ranks better than reciprocal rank fusion and has no rank constant to choose
+(Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 2023).
+Equal weights: not tuned to any query set."""
 RRF_K = 60
-"""Reciprocal rank fusion constant: a chunk scores ``sum(1 / (RRF_K + rank))`` over the dense and
-BM25 rankings (rank 1 is best). 60 is the value of Cormack, Clarke & Büttcher (SIGIR 2009), which
-damps the difference between the very top ranks so neither retriever dominates."""
+"""Reciprocal rank fusion constant for :func:`fuse` (Cormack, Clarke & Büttcher, SIGIR 2009)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +66,51 @@ def embedded_text(chunk: Chunk, *, heading_prefix: bool) -> str:
     return chunk.text
 
 
+_passage_cache: dict[tuple[str, str, int], list[Chunk]] = {}
+
+
+def passages(doc: Document) -> list[Chunk]:
+    """The document's passages (see the module docstring); computed once per document."""
+    key = (doc.sha256, doc.kind, len(doc.text))
+    if key not in _passage_cache:
+        if len(_passage_cache) >= 16:
+            _passage_cache.pop(next(iter(_passage_cache)))
+        _passage_cache[key] = split(doc, PASSAGES)
+    return _passage_cache[key]
+
+
+def passages_of(chunks: Sequence[Chunk], spans: Sequence[Chunk]) -> list[tuple[int, int]]:
+    """For each chunk, the range ``[lo, hi)`` of ``spans`` (sorted, disjoint) that it holds.
+
+    A passage belongs to a chunk when at least half of it lies inside the chunk, so a passage cut
+    by a chunk boundary counts for the side holding most of it (for both sides of an overlap).
+    A chunk holding no passage that way takes the passages it touches.
+    """
+    starts = [p.start for p in spans]
+    ends = [p.end for p in spans]
+    out = []
+    for c in chunks:
+        lo = bisect.bisect_right(ends, c.start)
+        hi = bisect.bisect_left(starts, c.end)
+        touching = range(lo, max(hi, lo))
+        held = [
+            i
+            for i in touching
+            if 2 * (min(c.end, ends[i]) - max(c.start, starts[i])) >= ends[i] - starts[i]
+        ]
+        if held:
+            out.append((held[0], held[-1] + 1))
+        else:
+            out.append((lo, max(hi, lo + 1)) if spans else (0, 0))
+    return out
+
+
 class ChunkIndex:
-    """Chunks prepared for retrieval: dense vectors (lazily, through a cached embedder) and BM25."""
+    """Chunks prepared for retrieval: dense vectors (lazily, through a cached embedder) and BM25.
+
+    With ``dense="passages"`` (needs ``doc``), dense scores come from the document's passages;
+    with ``"chunks"``, from each chunk's own text. BM25 always indexes the chunks.
+    """
 
     def __init__(
         self,
@@ -55,19 +118,47 @@ class ChunkIndex:
         *,
         embedder: Embedder | None = None,
         heading_prefix: bool = False,
+        doc: Document | None = None,
+        dense: str = "chunks",
     ) -> None:
+        if dense not in DENSE_SOURCES:
+            raise SettingsError(
+                f"unknown dense source {dense!r}; choose one of {', '.join(DENSE_SOURCES)}"
+            )
+        if dense == "passages" and doc is None:
+            raise SettingsError("dense scores from passages need the document")
         self.chunks = list(chunks)
         self.embedder = embedder
+        self.dense = dense
         self.texts = [embedded_text(c, heading_prefix=heading_prefix) for c in self.chunks]
+        self.passages: list[Chunk] = []
+        self._held: list[tuple[int, int]] = []
+        if dense == "passages" and doc is not None:
+            self.passages = passages(doc)
+            self._held = passages_of(self.chunks, self.passages)
+        self.dense_texts = (
+            [embedded_text(p, heading_prefix=heading_prefix) for p in self.passages]
+            if dense == "passages"
+            else self.texts
+        )
+        """What is sent to the embedding model: the passages' or the chunks' texts."""
         self._vectors: Vectors | None = None
         self._bm25: Any = None
 
     def vectors(self, *, progress: Progress | None = None) -> Vectors:
+        """The dense vectors: one per passage or one per chunk (see ``dense``)."""
         if self._vectors is None:
             if self.embedder is None:
                 raise SettingsError("dense retrieval needs an embedding model")
-            self._vectors = self.embedder.embed(self.texts, progress=progress)
+            self._vectors = self.embedder.embed(self.dense_texts, progress=progress)
         return self._vectors
+
+    def embedded_for(self, index: int) -> list[str]:
+        """The texts whose vectors score chunk ``index``."""
+        if self.dense == "chunks":
+            return [self.texts[index]]
+        lo, hi = self._held[index]
+        return self.dense_texts[lo:hi]
 
     def bm25(self) -> Any:
         if self._bm25 is None:
@@ -86,12 +177,7 @@ class ChunkIndex:
             return _ranked(self._dense_scores(query), "dense")
         if retriever == "bm25":
             return _ranked(self.bm25().scores(query), "bm25")
-        return fuse(
-            [
-                _ranked(self._dense_scores(query), "dense"),
-                _ranked(self.bm25().scores(query), "bm25"),
-            ]
-        )
+        return _ranked(combine(self._dense_scores(query), self.bm25().scores(query)), "hybrid")
 
     def search(self, query: str, retriever: str = "hybrid", k: int = 5) -> list[Hit]:
         if k < 1:
@@ -99,16 +185,36 @@ class ChunkIndex:
         return self.rank(query, retriever)[:k]
 
     def _dense_scores(self, query: str) -> list[float]:
-        assert self.embedder is not None or self._vectors is not None
         vecs = self.vectors()
         assert self.embedder is not None
         q = self.embedder.embed_query(query)
-        return [float(x) for x in vecs @ q]
+        sims = [float(x) for x in vecs @ q]
+        if self.dense == "chunks":
+            return sims
+        return [max(sims[lo:hi], default=-1.0) for lo, hi in self._held]
 
 
 def _ranked(scores: Sequence[float], retriever: str) -> list[Hit]:
     order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
     return [Hit(r + 1, i, float(scores[i]), retriever) for r, i in enumerate(order)]
+
+
+def normalised(scores: Sequence[float]) -> list[float]:
+    """Min–max normalised to [0, 1]; all equal scores become 0 (they tell nothing apart)."""
+    lo, hi = min(scores, default=0.0), max(scores, default=0.0)
+    if hi <= lo:
+        return [0.0] * len(scores)
+    return [(x - lo) / (hi - lo) for x in scores]
+
+
+def combine(
+    dense: Sequence[float], lexical: Sequence[float], *, weight: float = HYBRID_WEIGHT
+) -> list[float]:
+    """The hybrid score of each chunk (see :data:`HYBRID_WEIGHT`)."""
+    return [
+        weight * d + (1.0 - weight) * b
+        for d, b in zip(normalised(dense), normalised(lexical), strict=True)
+    ]
 
 
 def fuse(rankings: Sequence[Sequence[Hit]], *, k: int = RRF_K) -> list[Hit]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -13,9 +14,10 @@ import pytest
 from explorer import evidence
 from explorer.embeddings import BUNDLED_SHA256, file_sha256, verified_bundled_dir
 from explorer.errors import SettingsError
+from explorer.evaluation import chunks_from_texts
 from explorer.retrieval import RRF_K, ChunkIndex, Hit, embedded_text, fuse
 from explorer.splitters import ChunkSettings, semantic_breaks, split
-from tests.conftest import SAMPLES, make_doc
+from tests.conftest import SAMPLES, load_cached, make_doc
 
 REFUND = SAMPLES / "refund-policy.md"
 RULE = "within seven days"
@@ -72,12 +74,19 @@ def test_bm25_and_hybrid_orders_on_a_small_fixture(model_embedder) -> None:  # t
     assert [h.rank for h in bm25] == [1, 2, 3, 4]
     dense = index.rank("refund downloaded", "dense")
     hybrid = index.rank("refund downloaded", "hybrid")
-    fused = {i: 0.0 for i in range(4)}
-    for ranking in (dense, bm25):
-        for h in ranking:
-            fused[h.index] += 1 / (RRF_K + h.rank)
-    assert [h.index for h in hybrid] == sorted(fused, key=lambda i: (-fused[i], i))
-    assert hybrid[0].score == pytest.approx(max(fused.values()))
+    # hybrid: each ranking's scores min-max normalised over all chunks, then averaged
+    d = {h.index: h.score for h in dense}
+    b = {h.index: h.score for h in bm25}
+
+    def norm(x: dict[int, float]) -> dict[int, float]:
+        lo, hi = min(x.values()), max(x.values())
+        return {i: (v - lo) / (hi - lo) for i, v in x.items()}
+
+    nd, nb = norm(d), norm(b)
+    combined = {i: 0.5 * nd[i] + 0.5 * nb[i] for i in range(4)}
+    assert [h.index for h in hybrid] == sorted(combined, key=lambda i: (-combined[i], i))
+    assert [h.score for h in hybrid] == pytest.approx(sorted(combined.values(), reverse=True))
+    assert hybrid[0].retriever == "hybrid" and 0.0 <= hybrid[-1].score <= hybrid[0].score <= 1.0
     assert index.rank("the of and", "bm25")[0].score == 0.0  # only stop words: no signal
     with pytest.raises(SettingsError, match="unknown retriever"):
         index.rank("x", "magic")
@@ -254,3 +263,109 @@ def test_context_expands_to_the_enclosing_section() -> None:
     assert section_span(doc, holder.start) == (text.index("## B"), text.index("## C"))
     [piece] = context_pieces([Hit(1, holder.index, 1.0, "x")], chunks, doc=doc, section=True)
     assert text[piece.start : piece.end].strip() == "## B\n\none two three four\n\nfive six"
+
+
+# --------------------------------------------------------------------------- passages
+
+
+def test_passages_are_the_same_whatever_the_chunking_and_fit_the_window() -> None:
+    from explorer.measures import get_measure
+    from explorer.retrieval import PASSAGE_TOKENS, passages
+
+    doc = load_cached(SAMPLES / "writing-guide.md")
+    ps = passages(doc)
+    assert ps and all(doc.text[p.start : p.end] == p.text for p in ps)
+    assert all(a.end <= b.start for a, b in itertools.pairwise(ps))
+    tok = get_measure("tokens")
+    assert all(tok.count(p.text) <= PASSAGE_TOKENS + 2 or "oversize" in p.flags for p in ps)
+    model_pieces = get_measure("model-tokens")
+    assert max(model_pieces.count(p.text) for p in ps) < 254  # the window minus [CLS], [SEP]
+    small = ChunkIndex(
+        split(doc, ChunkSettings("structure", "tokens", 128, 0)), doc=doc, dense="passages"
+    )
+    large = ChunkIndex(
+        split(doc, ChunkSettings("fixed", "chars", 900, 300)), doc=doc, dense="passages"
+    )
+    assert small.dense_texts == large.dense_texts  # one set of vectors serves both
+
+
+def test_a_passage_counts_for_the_chunk_holding_most_of_it() -> None:
+    from explorer.retrieval import passages_of
+
+    text = "One two three. Four five six. Seven eight nine."
+    doc = make_doc(text)
+    sentences = split(doc, ChunkSettings("sentence", "words", 3, 0))
+    assert [s.text for s in sentences] == ["One two three.", "Four five six.", "Seven eight nine."]
+    # chunk 0 ends two characters into "Four five six."; chunk 1 holds the rest of it
+    cut = text.index("Four") + 2
+    chunks = chunks_from_texts(doc, [text[:cut], text[cut:]])
+    assert passages_of(chunks, sentences) == [(0, 1), (1, 3)]
+    # a chunk inside one passage takes that passage
+    inner = chunks_from_texts(doc, ["five"])
+    assert passages_of(inner, sentences) == [(1, 2)]
+
+
+def test_passage_scores_rank_the_chunk_holding_the_best_sentence(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    doc = load_cached(REFUND)
+    chunks = split(doc, ChunkSettings("structure", "tokens", 256, 0))
+    index = ChunkIndex(chunks, embedder=model_embedder, doc=doc, dense="passages")
+    q = model_embedder.embed_query(QUESTION)
+    sims = index.vectors() @ q
+    dense = index.rank(QUESTION, "dense")
+    for hit in dense:
+        texts = index.embedded_for(hit.index)
+        lo = index.dense_texts.index(texts[0])
+        assert hit.score == pytest.approx(float(max(sims[lo : lo + len(texts)])))
+    best = int(np.argmax(sims))
+    holder = chunks[dense[0].index]
+    p = index.passages[best]
+    assert holder.start <= p.start and p.end <= holder.end
+    assert RULE in holder.text
+
+
+def test_passages_need_the_document() -> None:
+    doc = make_doc("Some text here.")
+    chunks = split(doc, ChunkSettings("sentence", "words", 5, 0))
+    with pytest.raises(SettingsError, match="need the document"):
+        ChunkIndex(chunks, dense="passages")
+    with pytest.raises(SettingsError, match="unknown dense source"):
+        ChunkIndex(chunks, doc=doc, dense="sentences")
+
+
+def test_hybrid_without_a_matching_term_is_the_dense_order(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    from explorer.retrieval import combine, normalised
+
+    assert normalised([2.0, 4.0, 3.0]) == [0.0, 1.0, 0.5]
+    assert normalised([1.5, 1.5]) == [0.0, 0.0]  # equal scores tell nothing apart
+    assert combine([0.2, 0.6, 0.4], [0.0, 0.0, 0.0]) == pytest.approx([0.0, 0.5, 0.25])
+    doc = load_cached(REFUND)
+    index = ChunkIndex(
+        split(doc, ChunkSettings("sentence", "tokens", 40, 0)),
+        embedder=model_embedder,
+        doc=doc,
+        dense="passages",
+    )
+    question = "zzzqx wobble"  # no term BM25 knows
+    assert all(s == 0.0 for s in index.bm25().scores(question))
+    dense = [h.index for h in index.rank(question, "dense")]
+    assert [h.index for h in index.rank(question, "hybrid")] == dense
+
+
+def test_embedding_cache_survives_a_save_and_load(tmp_path, model_embedder) -> None:  # type: ignore[no-untyped-def]
+    from explorer.embeddings import Embedder, EmbeddingError
+
+    texts = ["a saved text: naïve café ✓ 𝄞", "another saved text"]
+    model_embedder.embed(texts)
+    path = tmp_path / "vectors.npz"
+    assert model_embedder.save(path) >= 2
+    fresh = Embedder(model_embedder.name)
+    fresh._model = model_embedder.model  # the same weights, but an empty cache
+    assert fresh.load(path) >= 2
+    assert np.allclose(fresh.embed(texts), model_embedder.embed(texts))
+    assert fresh.encoded == 0  # nothing embedded again
+    other = Embedder("some/other-model")
+    with pytest.raises(EmbeddingError, match="holds vectors of 'all-MiniLM-L6-v2'"):
+        other.load(path)
+    (tmp_path / "junk.npz").write_bytes(b"not a zip file")
+    with pytest.raises(EmbeddingError, match="cannot read the embedding cache"):
+        fresh.load(tmp_path / "junk.npz")
