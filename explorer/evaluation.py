@@ -362,10 +362,9 @@ class Workspace:
         key = (name, config.key(), config.heading_prefix, config.dense)
         if key not in self._indexes:
             chunks = self.chunks(name, config)
-            emb = self.embedder() if config.retriever != "bm25" else None
             self._indexes[key] = ChunkIndex(
                 chunks,
-                embedder=emb,
+                embedder=self.embedder(),  # the model itself loads on the first dense query
                 heading_prefix=config.heading_prefix,
                 doc=self.document(name),
                 dense=config.dense,

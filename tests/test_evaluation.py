@@ -204,3 +204,20 @@ def test_merge_and_neighbours_in_evaluate() -> None:
     assert merged.coverage_at_k == plain.coverage_at_k  # merging never changes the top-k text
     assert wide.coverage_at_k[1] >= plain.coverage_at_k[1]
     assert wide.to_json()["config"]["merge"] is True
+
+
+def test_one_workspace_serves_bm25_then_hybrid(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    queries = [
+        Query(
+            "q1",
+            "refund-policy.md",
+            "How long do I have to ask for a refund?",
+            ("within seven days",),
+        )
+    ]
+    ws = Workspace(SAMPLES)
+    settings = ChunkSettings("structure", "tokens", 256, 64)
+    lexical = evaluate(queries, ws, EvalConfig(settings=settings, retriever="bm25"))
+    hybrid = evaluate(queries, ws, EvalConfig(settings=settings, retriever="hybrid"))
+    assert lexical.results[0].hits[0].retriever == "bm25"
+    assert hybrid.results[0].hits[0].retriever == "hybrid"
