@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn, TextIO
 
@@ -29,7 +30,7 @@ from explorer.evaluation import (
 )
 from explorer.export import chunk_record, manifest
 from explorer.measures import DEFAULT_ENCODING, UNITS
-from explorer.retrieval import RETRIEVERS, ChunkIndex
+from explorer.retrieval import DENSE_SOURCES, RETRIEVERS, ChunkIndex
 from explorer.splitters import SPLITTERS, ChunkSettings, split
 
 
@@ -79,6 +80,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="embed each chunk after its heading path (what is displayed does not change)",
     )
     query.add_argument("--model", default=BUNDLED, help=f"embedding model (default {BUNDLED})")
+    query.add_argument(
+        "--dense",
+        choices=DENSE_SOURCES,
+        default="passages",
+        help=(
+            "where dense scores come from: the document's passages (sentences, each inside the "
+            "model's window; default) or each chunk embedded whole"
+        ),
+    )
 
     ev = sub.add_parser(
         "eval",
@@ -126,6 +136,15 @@ def _add_eval_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--overlap", type=int, default=None)
     p.add_argument("--encoding", default=None)
     p.add_argument("--retriever", choices=RETRIEVERS, default=None)
+    p.add_argument(
+        "--dense",
+        choices=DENSE_SOURCES,
+        default=None,
+        help=(
+            "where dense scores come from: the document's passages (sentences, each inside the "
+            "model's window; default) or each chunk embedded whole"
+        ),
+    )
     p.add_argument("--heading-prefix", choices=("on", "off"), default=None)
     p.add_argument(
         "--neighbours",
@@ -163,7 +182,9 @@ def run_query(args: argparse.Namespace, settings: ChunkSettings) -> dict[str, ob
     needs_model = args.retriever != "bm25" or settings.splitter == "semantic"
     emb = embedder(args.model) if needs_model else None
     chunks = split(doc, settings, embed=emb.embed if emb else None)
-    index = ChunkIndex(chunks, embedder=emb, heading_prefix=args.heading_prefix)
+    index = ChunkIndex(
+        chunks, embedder=emb, heading_prefix=args.heading_prefix, doc=doc, dense=args.dense
+    )
     ranking = index.rank(args.question, args.retriever)
     hits = ranking[: args.k]
     tokens = get_measure("tokens")
@@ -176,6 +197,7 @@ def run_query(args: argparse.Namespace, settings: ChunkSettings) -> dict[str, ob
             "retriever": args.retriever,
             "k": args.k,
             "model": args.model if emb else None,
+            "dense": args.dense if args.retriever != "bm25" else None,
             "heading_prefix": args.heading_prefix,
         },
         "hits": [
@@ -222,9 +244,16 @@ def eval_config_from(args: argparse.Namespace) -> EvalConfig:
         overlap=args.overlap if args.overlap is not None else (0 if custom else s.overlap),
         encoding=args.encoding or s.encoding,
     )
-    prefix = base.heading_prefix if args.heading_prefix is None else args.heading_prefix == "on"
-    return EvalConfig(
-        settings=settings, retriever=args.retriever or base.retriever, heading_prefix=prefix
+    return replace(
+        base,
+        settings=settings,
+        retriever=args.retriever or base.retriever,
+        dense=args.dense or base.dense,
+        heading_prefix=(
+            base.heading_prefix if args.heading_prefix is None else args.heading_prefix == "on"
+        ),
+        neighbours=base.neighbours if args.neighbours is None else args.neighbours,
+        merge=base.merge if args.merge is None else args.merge == "on",
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from explorer.evaluation import (
+    RECOMMENDED,
     EvalConfig,
     Query,
     QuerySetError,
@@ -221,3 +222,17 @@ def test_one_workspace_serves_bm25_then_hybrid(model_embedder) -> None:  # type:
     hybrid = evaluate(queries, ws, EvalConfig(settings=settings, retriever="hybrid"))
     assert lexical.results[0].hits[0].retriever == "bm25"
     assert hybrid.results[0].hits[0].retriever == "hybrid"
+
+
+def test_eval_cli_defaults_are_the_recommended_configuration() -> None:
+    from explorer.cli import build_parser, eval_config_from
+
+    def config(*options: str) -> EvalConfig:
+        args = build_parser().parse_args(["eval", "--queries", "q.json", "--docs", ".", *options])
+        return eval_config_from(args)
+
+    assert config() == RECOMMENDED  # merge, prefix and dense source included
+    changed = config("--merge", "off", "--neighbours", "1", "--dense", "chunks", "--size", "128")
+    assert (changed.merge, changed.neighbours, changed.dense) == (False, 1, "chunks")
+    assert (changed.settings.size, changed.settings.overlap) == (128, 0)
+    assert changed.settings.splitter == RECOMMENDED.settings.splitter
