@@ -323,8 +323,12 @@ Progress = Callable[[int, int, str], None]
 class Workspace:
     """Loaded documents, chunks and token counts shared across queries and configurations."""
 
-    docs_dir: Path
+    docs_dir: Path | None
+    """Where the queries' documents are read from (None: only ``documents``)."""
     embed_model: str = ""
+    documents: Mapping[str, Document] = field(default_factory=dict)
+    """Documents already loaded (such as uploads), by the name queries use; they win over files
+    of the same name in ``docs_dir``."""
     _docs: dict[str, Document] = field(default_factory=dict)
     _chunks: dict[tuple[str, str], list[Chunk]] = field(default_factory=dict)
     _tokens: dict[str, int] = field(default_factory=dict)
@@ -332,10 +336,13 @@ class Workspace:
     _indexes: dict[tuple[str, str, bool, str], ChunkIndex] = field(default_factory=dict)
 
     def document(self, name: str) -> Document:
+        if name in self.documents:
+            return self.documents[name]
         if name not in self._docs:
-            path = self.docs_dir / name
-            if not path.is_file():
-                raise QuerySetError(f"document {name!r} is not in {self.docs_dir}")
+            path = self.docs_dir / name if self.docs_dir is not None else None
+            if path is None or not path.is_file():
+                where = self.docs_dir if self.docs_dir is not None else "the loaded documents"
+                raise QuerySetError(f"document {name!r} is not in {where}")
             self._docs[name] = load_path(path)
         return self._docs[name]
 

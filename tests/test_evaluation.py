@@ -236,3 +236,20 @@ def test_eval_cli_defaults_are_the_recommended_configuration() -> None:
     assert (changed.merge, changed.neighbours, changed.dense) == (False, 1, "chunks")
     assert (changed.settings.size, changed.settings.overlap) == (128, 0)
     assert changed.settings.splitter == RECOMMENDED.settings.splitter
+
+
+def test_a_workspace_evaluates_documents_loaded_in_memory(tmp_path: Path) -> None:
+    from explorer.documents import load_document
+
+    text = "# Policy\n\nRefunds are available within seven days. This does not apply to sales.\n"
+    uploaded = load_document(text.encode(), name="upload.md")
+    q = Query("u1", "upload.md", "refund period", ("within seven days",))
+    ws = Workspace(None, documents={"upload.md": uploaded})
+    report = evaluate([q], ws, EvalConfig(retriever="bm25"))
+    assert report.coverage_at_k[1] == 1.0
+    # an upload wins over a file of the same name in the folder
+    (tmp_path / "upload.md").write_text("# Other\n\nNothing about refunds here.\n")
+    both = Workspace(tmp_path, documents={"upload.md": uploaded})
+    assert both.document("upload.md") is uploaded
+    with pytest.raises(QuerySetError, match=r"'missing\.md' is not in the loaded documents"):
+        Workspace(None).document("missing.md")
