@@ -3,9 +3,9 @@
 The bytes of real documents (the samples, a few corpus files, and an uncompressed copy of the
 field manual, so mutations reach the page content) are mutated — bit flips, inserted and
 deleted bytes, duplicated chunks, truncation, two files spliced, bytes overwritten with
-interesting values — and loaded. ``load_document`` must return a valid ``Document`` (which then
-splits into chunks whose text is exactly their span) or raise an ``ExplorerError``; anything
-else is a loader bug.
+interesting values, numbers (offsets, lengths, coordinates) replaced — and loaded.
+``load_document`` must return a valid ``Document`` (which then splits into chunks whose text is
+exactly their span) or raise an ``ExplorerError``; anything else is a loader bug.
 
 Every case is reproducible from its seed file and case seed (printed with each failure)::
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import os
 import random
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -145,14 +146,28 @@ def splice(data: bytes, rng: random.Random) -> tuple[bytes, str]:
     return data[:i] + other[j:], f"splice@{i}+{other_name}[{j}:]"
 
 
-MUTATIONS: list[Mutation] = [flip, insert, delete, duplicate, truncate, overwrite, splice]
+_NUMBER = re.compile(rb"-?\d+(?:\.\d+)?")
+NUMBERS = [b"0", b"-1", b"1", b"-0.0", b"65535", b"2147483648", b"99999999999", b"1e308", b"3.5"]
+
+
+def renumber(data: bytes, rng: random.Random) -> tuple[bytes, str]:
+    """Replace one number (an offset, a length, a coordinate, an object number) with another."""
+    i = _pos(data, rng)
+    m = _NUMBER.search(data, i) or _NUMBER.search(data)
+    if m is None:
+        return data, "renumber(none)"
+    new = rng.choice(NUMBERS)
+    return data[: m.start()] + new + data[m.end() :], f"renumber@{m.start()}:{new!r}"
+
+
+MUTATIONS: list[Mutation] = [flip, insert, delete, duplicate, truncate, overwrite, splice, renumber]
 
 
 def mutate(data: bytes, case_seed: int) -> tuple[bytes, str]:
     """1-4 random mutations of ``data``; the same seed always gives the same bytes."""
     rng = random.Random(case_seed)
     steps = []
-    weights = [5, 3, 3, 2, 1, 4, 1]
+    weights = [5, 3, 3, 2, 1, 4, 1, 3]
     for _ in range(rng.choice([1, 1, 1, 2, 2, 3, 4])):
         op = rng.choices(MUTATIONS, weights)[0]
         data, step = op(data, rng)
