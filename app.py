@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from explorer import charts, evidence, pipeline, render
+from explorer import charts, compare, evidence, pipeline, render
 from explorer.diagnostics import ISSUES, Diagnosis, diagnose
 from explorer.documents import Document, load_document
 from explorer.embeddings import BUNDLED, Embedder, Progress
@@ -26,6 +26,7 @@ from explorer.errors import ExplorerError
 from explorer.export import chunk_record, manifest, to_jsonl
 from explorer.measures import DEFAULT_ENCODING, MODEL_WINDOW, UNITS, Measure, get_measure
 from explorer.retrieval import (
+    DENSE_SOURCES,
     RETRIEVERS,
     ChunkIndex,
     ContextPiece,
@@ -87,13 +88,15 @@ def chunk_index(
     doc_key: str,
     chunking_key: str,
     prefix: bool,
+    dense: str,
     model: str,
+    _doc: Document,
     _chunks: list[Chunk],
     _embedder: Embedder | None,
 ) -> ChunkIndex:
     """The chunks ready for retrieval: BM25 built on first use, vectors embedded on first dense
     use (``model`` is "" for an index without an embedder)."""
-    return ChunkIndex(_chunks, embedder=_embedder, heading_prefix=prefix)
+    return ChunkIndex(_chunks, embedder=_embedder, heading_prefix=prefix, doc=_doc, dense=dense)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -193,6 +196,7 @@ state.setdefault("separators", list(RECURSIVE_LEVELS))
 state.setdefault("percentile", START.settings.percentile)
 state.setdefault("model", BUNDLED)
 state.setdefault("prefix", False)
+state.setdefault("dense", DENSE_SOURCES[0])
 state.setdefault("retriever", START.retriever)
 state.setdefault("k", START.k)
 state.setdefault("neighbours", 0)
@@ -388,10 +392,17 @@ with st.sidebar:
             "text, so a settings change embeds only chunks whose text changed."
         ),
     )
+    st.radio(
+        "Dense scores from",
+        DENSE_SOURCES,
+        key="dense",
+        horizontal=True,
+        help=pipeline.DENSE_HELP,
+    )
     st.toggle(
         "Prefix heading path",
         key="prefix",
-        help='Embed "Heading > Sub" + a blank line + the chunk text, as many pipelines do.',
+        help='Embed "Heading > Sub" + a blank line + the text, as many pipelines do.',
     )
     st.header("View")
     st.toggle("Show only flagged chunks", key="only_flagged", help="In the Chunks view.")
@@ -451,6 +462,30 @@ for col, issue in zip(cols, ISSUES, strict=True):
 
 # --------------------------------------------------------------------------- query panel
 
+
+def on_add_query(doc_name: str, question_key: str, evidence_key: str) -> None:
+    """Append the question to the session's query set (started from the project's set)."""
+    if "query_set" not in state:
+        state.query_set = compare.bundled_query_set(pipeline.QUERY_SET)
+    try:
+        state.query_set, new = compare.add_query(
+            state.query_set,
+            doc=doc_name,
+            query=state[question_key],
+            evidence=pipeline.evidence_phrases(state[evidence_key]),
+        )
+    except ExplorerError as exc:
+        new, message = None, str(exc)
+    else:
+        message = (
+            f"Added as {new}: {len(state.query_set)} questions in the set. Run them on the "
+            "Evaluate page."
+            if new
+            else "This question and its evidence are already in the query set."
+        )
+    state.add_notice = ("ok" if new else "info", message, state[question_key])
+
+
 st.subheader("Ask the document", anchor=False)
 ask_col, evidence_col = st.columns([3, 2], gap="large")
 with ask_col:
@@ -485,6 +520,18 @@ with evidence_col:
         help="Phrases a correct answer needs. Matching ignores case, line breaks and quote or "
         "dash styles.",
     )
+    st.button(
+        "Add to the query set",
+        key="add_query",
+        on_click=on_add_query,
+        args=(state.source, question_key, evidence_key),
+        disabled=not (state[question_key].strip() and state[evidence_key].strip()),
+        help="Keep this question and its evidence in the query set the Evaluate page runs "
+        "(download it there).",
+    )
+    notice = state.get("add_notice")
+    if notice and notice[2] == state[question_key]:  # about the question on the screen
+        (st.success if notice[0] == "ok" else st.info)(pipeline.md_text(notice[1]))
 
 state.queries[state.source] = (state[question_key], state[evidence_key])
 question = state[question_key].strip()
@@ -500,13 +547,23 @@ if question and chunks:
     needs_model = state.retriever != "bm25"
     try:
         emb = load_embedder(model) if needs_model else None
-        index = chunk_index(doc_key, chunking_key, state.prefix, model if emb else "", chunks, emb)
-        if emb is not None:  # embed the chunks not seen before, with a progress bar
-            todo = len({t for t in index.texts if not emb.cached(t)})
+        index = chunk_index(
+            doc_key,
+            chunking_key,
+            state.prefix,
+            state.dense,
+            model if emb else "",
+            doc,
+            chunks,
+            emb,
+        )
+        if emb is not None:  # embed the texts not seen before, with a progress bar
+            todo = len({t for t in index.dense_texts if not emb.cached(t)})
             if todo:
-                progress, bar = embedding_progress(f"{todo:,} chunk texts with {model}")
+                what = "passages" if state.dense == "passages" else "chunk texts"
+                progress, bar = embedding_progress(f"{todo:,} {what} with {model}")
                 try:
-                    emb.embed(index.texts, progress=progress)
+                    emb.embed(index.dense_texts, progress=progress)
                 finally:
                     bar.empty()
         ranking = index.rank(question, state.retriever)
@@ -713,12 +770,20 @@ if selected is not None:
     text_col.markdown(f"**Chunk {selected}: displayed text**")
     text_col.code(chunks[selected].text, language=None, wrap_lines=True)
     prefix_note = "heading path prefixed" if state.prefix else "no prefix; see the sidebar"
-    embed_col.markdown(f"**Chunk {selected}: text that is embedded** ({prefix_note})")
-    embed_col.code(
-        embedded(chunks[selected], heading_prefix=state.prefix),
-        language=None,
-        wrap_lines=True,
-    )
+    if state.dense == "passages":
+        texts = pipeline.embedded_passages(doc, chunks[selected], heading_prefix=state.prefix)
+        embed_col.markdown(
+            f"**Chunk {selected}: the passages that score it** ({len(texts)}; "
+            f"{prefix_note}; its dense score is the best of theirs)"
+        )
+        embed_col.code(pipeline.PASSAGE_SEPARATOR.join(texts), language=None, wrap_lines=True)
+    else:
+        embed_col.markdown(f"**Chunk {selected}: text that is embedded** ({prefix_note})")
+        embed_col.code(
+            embedded(chunks[selected], heading_prefix=state.prefix),
+            language=None,
+            wrap_lines=True,
+        )
 
 # --------------------------------------------------------------------------- charts
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, cast
 
 from explorer.errors import SettingsError
@@ -541,6 +542,7 @@ def explorer_state(config: EvalConfig) -> dict[str, Any]:
         "separators": [lvl for lvl in RECURSIVE_LEVELS if lvl in s.separators],
         "prefix": config.heading_prefix,
         "retriever": config.retriever,
+        "dense": config.dense,
         "neighbours": min(config.neighbours, NEIGHBOURS_MAX),
         "section": False,
         "merge": config.merge or config.neighbours > 0,
@@ -604,6 +606,41 @@ def merge(
             out.append(normalise(item))
             ids.add(item.get("id"))
     return out, skipped
+
+
+def add_query(
+    items: Sequence[Mapping[str, Any]], *, doc: str, query: str, evidence: Sequence[str]
+) -> tuple[list[dict[str, Any]], str | None]:
+    """``items`` with a new entry for this question (the query panel's "add to the query set").
+
+    The new id is ``added-N``, the first N not taken. Returns the items and the new id, or the
+    items unchanged and ``None`` when the same document, question and evidence are already there.
+    """
+    query, phrases = query.strip(), [p.strip() for p in evidence if p.strip()]
+    if not query:
+        raise QuerySetError("type a question first")
+    if not phrases:
+        raise QuerySetError("give at least one evidence phrase: coverage is measured on them")
+    out = [normalise(i) for i in items]
+    for item in out:
+        if (item.get("doc"), item.get("query"), item.get("evidence")) == (doc, query, phrases):
+            return out, None
+    ids = {str(i.get("id")) for i in out}
+    n = 1 + sum(1 for i in ids if i.startswith("added-"))
+    while f"added-{n}" in ids:
+        n += 1
+    new = f"added-{n}"
+    out.append({"id": new, "doc": doc, "query": query, "evidence": phrases})
+    parse_queries(out[-1:], source="the new question")
+    return out, new
+
+
+def bundled_query_set(path: Path) -> list[dict[str, Any]]:
+    """The project's query set, or an empty one when the file is missing or broken."""
+    try:
+        return read_query_set(path.read_bytes(), name=path.name)
+    except (OSError, QuerySetError):
+        return []
 
 
 EDITOR_COLUMNS = ("id", "doc", "query", "evidence", "kind")

@@ -23,10 +23,20 @@ from explorer.documents import Document, documents_in
 from explorer.errors import DocumentError
 from explorer.evidence import Evidence, covered_by, union
 from explorer.measures import DEFAULT_ENCODING, get_measure
-from explorer.retrieval import RRF_K, ContextPiece, Hit
+from explorer.retrieval import (
+    HYBRID_WEIGHT,
+    PASSAGE_TOKENS,
+    ContextPiece,
+    Hit,
+    embedded_text,
+    passages,
+    passages_of,
+)
 from explorer.splitters import SEMANTIC_PERCENTILE, Chunk, ChunkSettings
 
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_docs"
+QUERY_SET = Path(__file__).resolve().parents[1] / "queries" / "boundary-questions.json"
+"""The project's query set: what the Evaluate page starts with."""
 UPLOAD_TYPES = ("pdf", "md", "markdown", "txt")
 """Suffixes the app accepts for upload (without the dot)."""
 APP_SPLITTERS = {
@@ -373,11 +383,30 @@ def on_page(chunk: Chunk, page: int) -> bool:
 VIEWS = ("Chunks", "Query hits", "Heat")
 """What the document view tints: every chunk, the retrieved hits, or every chunk by its score."""
 RETRIEVER_HELP = (
-    "**dense**: cosine similarity of the question's and the chunks' embeddings.  \n"
+    "**dense**: cosine similarity of the question's embedding and the document's (see "
+    "*Dense scores from* in the sidebar).  \n"
     "**bm25**: word overlap (BM25, stemmed, English stop words removed).  \n"
-    f"**hybrid**: reciprocal rank fusion (RRF) of both rankings with k={RRF_K}: a chunk scores "
-    f"the sum of 1 / ({RRF_K} + its rank) in each."
+    f"**hybrid**: both, each scaled to 0–1 over the document's chunks, weighted "
+    f"{HYBRID_WEIGHT:g} dense + {1 - HYBRID_WEIGHT:g} BM25."
 )
+DENSE_HELP = (
+    f"**passages**: the document's sentences, packed to at most {PASSAGE_TOKENS} tokens, are "
+    "embedded once; a chunk scores as its best passage. Every passage fits the model's window, "
+    "and a new chunk size or overlap embeds nothing new.  \n"
+    "**chunks**: each chunk's text is embedded whole, as most pipelines do; the model silently "
+    "truncates a text longer than its window (256 word pieces for all-MiniLM-L6-v2)."
+)
+PASSAGE_SEPARATOR = "\n\n· · ·\n\n"
+"""Between the passages shown as what is embedded for a chunk."""
+
+
+def embedded_passages(doc: Document, chunk: Chunk, *, heading_prefix: bool) -> list[str]:
+    """What is embedded to score ``chunk`` when dense scores come from passages."""
+    spans = passages(doc)
+    ((lo, hi),) = passages_of([chunk], spans)
+    return [embedded_text(p, heading_prefix=heading_prefix) for p in spans[lo:hi]]
+
+
 PERCENTILE_HELP = (
     "cut where the distance between neighbouring sentence groups is above this percentile"
 )

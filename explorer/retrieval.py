@@ -42,8 +42,6 @@ over the document's chunks for the query, so both lie in [0, 1]. A convex combin
 normalised scores ranks better than reciprocal rank fusion and has no rank constant to choose
 (Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 2023).
 Equal weights: not tuned to any query set."""
-RRF_K = 60
-"""Reciprocal rank fusion constant for :func:`fuse` (Cormack, Clarke & Büttcher, SIGIR 2009)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,15 +213,6 @@ def combine(
         weight * d + (1.0 - weight) * b
         for d, b in zip(normalised(dense), normalised(lexical), strict=True)
     ]
-
-
-def fuse(rankings: Sequence[Sequence[Hit]], *, k: int = RRF_K) -> list[Hit]:
-    """Reciprocal rank fusion of complete rankings of the same chunks."""
-    fused: dict[int, float] = {}
-    for ranking in rankings:
-        for hit in ranking:
-            fused[hit.index] = fused.get(hit.index, 0.0) + 1.0 / (k + hit.rank)
-    return _ranked([fused[i] for i in range(len(fused))], "hybrid")
 
 
 class _Bm25:

@@ -24,7 +24,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import compare, pipeline, render
-from explorer.documents import Document
+from explorer.documents import Document, load_document
 from explorer.errors import ExplorerError
 from explorer.evaluation import (
     DEFAULT_BUDGETS,
@@ -38,7 +38,7 @@ from explorer.evaluation import (
     flipped,
 )
 from explorer.measures import UNITS
-from explorer.retrieval import RETRIEVERS
+from explorer.retrieval import DENSE_SOURCES, RETRIEVERS
 from explorer.splitters import Chunk, ChunkSettings
 
 st.set_page_config(page_title="Evaluate · Chunk Explorer", page_icon="🧩", layout="wide")
@@ -54,9 +54,10 @@ RETRIEVER_LABELS = {
     "hybrid": "hybrid (dense + BM25)",
 }
 RETRIEVER_HELP = (
-    "BM25 needs no model and runs at once. Dense and hybrid embed every chunk text they have not "
-    "seen before (about 10 a second on a laptop CPU; loading the model takes ~15 s the first "
-    "time); texts embedded once are reused by every later run and sweep cell."
+    "BM25 needs no model and runs at once. Dense and hybrid embed every text they have not seen "
+    "before (loading the model takes ~15 s the first time); texts embedded once are reused by "
+    "every later run and sweep cell. With dense scores from passages, the passages are the same "
+    "for every chunking, so only the first run embeds."
 )
 NEIGHBOURS_HELP = (
     "Small-to-big: each retrieved chunk brings this many chunks on each side into the context."
@@ -78,12 +79,29 @@ SWEEP_DEFAULTS = {
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def workspace(folder: str, fingerprint: str) -> Workspace:
+def workspace(
+    folder: str | None, fingerprint: str, uploads: tuple[tuple[str, str], ...]
+) -> Workspace:
     """One workspace per documents folder as it is now (``fingerprint``: its files' names, sizes
-    and times): documents, chunks, indexes and token counts are shared by every run and sweep
-    cell, and a file changed on disk is read again instead of served from memory. It holds only
-    what is in the folder, never a session's query set or settings."""
-    return Workspace(Path(folder))
+    and times) plus the uploads it serves (``uploads``: their names and content hashes):
+    documents, chunks, indexes and token counts are shared by every run and sweep cell, and a
+    file changed on disk is read again instead of served from memory. Only sessions with the same
+    uploads, byte for byte, share one; it never holds a query set or settings."""
+    return Workspace(
+        Path(folder) if folder is not None else None,
+        documents={name: uploaded_document(sha, name) for name, sha in uploads},
+    )
+
+
+@st.cache_resource(max_entries=8, show_spinner="Reading an uploaded document…")
+def _uploaded(sha: str, file_name: str, _data: bytes) -> Document:
+    return load_document(_data, name=file_name)
+
+
+def uploaded_document(sha: str, name: str) -> Document:
+    """A document uploaded on the main page in this session, by its name there."""
+    file_name, _sha, data = state.uploads[name]
+    return _uploaded(sha, file_name, data)
 
 
 @st.cache_data(show_spinner=False)
@@ -153,6 +171,7 @@ def side_defaults(side: str) -> dict[str, Any]:
             "size": int(state.get("size", rng.default)),
             "overlap": int(state.get("overlap", rng.overlap)),
             "retriever": "bm25",
+            "dense": state.get("dense", RECOMMENDED.dense),
             "prefix": bool(state.get("prefix", False)),
             "neighbours": 0,
             "merge": False,
@@ -164,6 +183,7 @@ def side_defaults(side: str) -> dict[str, Any]:
         "size": s.size,
         "overlap": s.overlap,
         "retriever": "bm25",
+        "dense": RECOMMENDED.dense,
         "prefix": RECOMMENDED.heading_prefix,
         "neighbours": RECOMMENDED.neighbours,
         "merge": RECOMMENDED.merge,
@@ -339,16 +359,26 @@ chosen = [
     if (not state.eval_docs or q.doc in state.eval_docs)
     and (not state.eval_kinds or item.get("kind") in state.eval_kinds)
 ]
-if folder.is_dir():
-    absent = sorted({q.doc for q in chosen if not (folder / q.doc).is_file()})
-else:
-    absent = sorted({q.doc for q in chosen})
-queries: list[Query] = [q for q in chosen if q.doc not in absent]
-ws = (
-    workspace(str(folder.resolve()), pipeline.folder_fingerprint(folder))
-    if folder.is_dir()
-    else None
+# documents uploaded on the main page in this session serve the questions that name them
+uploads = tuple(sorted((name, sha) for name, (_f, sha, _d) in state.get("uploads", {}).items()))
+uploaded_names = {name for name, _sha in uploads}
+absent = sorted(
+    {
+        q.doc
+        for q in chosen
+        if q.doc not in uploaded_names and not (folder.is_dir() and (folder / q.doc).is_file())
+    }
 )
+queries: list[Query] = [q for q in chosen if q.doc not in absent]
+ws: Workspace | None = None
+try:
+    ws = workspace(
+        str(folder.resolve()) if folder.is_dir() else None,
+        pipeline.folder_fingerprint(folder) if folder.is_dir() else "",
+        uploads,
+    )
+except ExplorerError as exc:
+    problem = f"an uploaded document cannot be read again ({exc})"
 with st.sidebar:
     st.caption(
         f"{len(queries)} of {n_of(len(items), 'question')} will run, over "
@@ -367,16 +397,17 @@ if problem:
     st.error(
         f"The query set has a problem: {pipeline.md_text(problem)}. Fix it in the Query set tab."
     )
-if not folder.is_dir():
+if not folder.is_dir() and not uploads:
     st.error(
         f"The documents folder {pipeline.md_text(str(folder))} does not exist; set it in the "
         "sidebar."
     )
-elif absent:
+if absent:
     st.warning(
-        f"Left out: questions about {len(absent)} document(s) not in "
-        f"{pipeline.md_text(str(folder))}: {pipeline.md_text(', '.join(absent))}. Copy the files "
-        "there, or point the sidebar at their folder."
+        f"Left out: questions about {len(absent)} document(s) neither in "
+        f"{pipeline.md_text(str(folder))} nor uploaded on the main page in this session: "
+        f"{pipeline.md_text(', '.join(absent))}. Copy the files there, point the sidebar at "
+        "their folder, or upload them on the main page."
     )
 
 
@@ -497,6 +528,14 @@ def config_inputs(side: str) -> EvalConfig | None:
     )
     right.number_input("Neighbours", 0, 5, key=p + "neighbours", help=NEIGHBOURS_HELP)
     left, right = st.columns(2)
+    left.selectbox(
+        "Dense scores from",
+        DENSE_SOURCES,
+        key=p + "dense",
+        help=pipeline.DENSE_HELP,
+        disabled=state[p + "retriever"] == "bm25",
+    )
+    left, right = st.columns(2)
     left.toggle("Prefix heading path", key=p + "prefix", help=PREFIX_HELP)
     right.toggle("Merge adjacent hits", key=p + "merge", help=MERGE_HELP)
     try:
@@ -508,6 +547,7 @@ def config_inputs(side: str) -> EvalConfig | None:
                 overlap=int(state[p + "overlap"]),
             ),
             retriever=state[p + "retriever"],
+            dense=state[p + "dense"],
             heading_prefix=bool(state[p + "prefix"]),
             neighbours=int(state[p + "neighbours"]),
             merge=bool(state[p + "merge"]),
@@ -520,6 +560,8 @@ def config_inputs(side: str) -> EvalConfig | None:
 def describe(config: EvalConfig) -> str:
     s = config.settings
     out = f"{s.splitter}, {s.size} {s.unit}, overlap {s.overlap}, {config.retriever}"
+    if config.retriever != "bm25":
+        out += f" (dense from {config.dense})"
     if config.heading_prefix:
         out += ", heading prefix"
     if config.neighbours:
@@ -573,8 +615,8 @@ def show_boundaries(ra: EvalReport, rb: EvalReport, rows: list[dict[str, Any]]) 
     res_a = next(r for r in ra.results if r.query.id == qid)
     res_b = next(r for r in rb.results if r.query.id == qid)
     doc = ws.document(res_a.query.doc)
-    chunks_a = ws.chunks(doc.name, ra.config)
-    chunks_b = ws.chunks(doc.name, rb.config)
+    chunks_a = ws.chunks(res_a.query.doc, ra.config)
+    chunks_b = ws.chunks(res_a.query.doc, rb.config)
     evidence = [
         render.Highlight(
             s,

@@ -25,6 +25,7 @@ from explorer.diagnostics import ISSUES, diagnose
 from explorer.documents import load_document, load_path
 from explorer.errors import DocumentError
 from explorer.export import manifest
+from explorer.retrieval import passages
 from explorer.splitters import ChunkSettings, split
 from tests.conftest import REPO, SAMPLES
 
@@ -264,7 +265,20 @@ def test_selecting_a_chunk_outlines_it_and_shows_details(app: AppTest) -> None:
     assert sizes["words"] == str(len(chunk.text.split()))
     assert {"cl100k tokens", "model tokens"} <= set(sizes)
     shown, embedded = (c.value for c in app.code[:2])
-    assert shown == embedded == chunk.text
+    assert shown == chunk.text
+    # dense scores come from the passages the chunk holds: its sentences, packed
+    doc = load_path(SAMPLES / FIRST)
+    held = [
+        p
+        for p in passages(doc)  # those with at least half their text inside the chunk
+        if 2 * (min(p.end, chunk.end) - max(p.start, chunk.start)) >= p.end - p.start
+    ]
+    assert embedded == pipeline.PASSAGE_SEPARATOR.join(p.text for p in held)
+    assert len(held) >= 2
+    app.radio(key="dense").set_value("chunks").run()
+    assert_ok(app)
+    shown, embedded = (c.value for c in app.code[:2])
+    assert shown == embedded == chunk.text  # each chunk embedded whole
 
 
 def test_prefix_heading_path_changes_the_embedded_text(app: AppTest) -> None:
@@ -272,7 +286,11 @@ def test_prefix_heading_path_changes_the_embedded_text(app: AppTest) -> None:
     app.toggle(key="prefix").set_value(True).run()
     assert_ok(app)
     shown, embedded = (c.value for c in app.code[:2])
-    assert embedded == "Refund and Returns Policy > Refunds\n\n" + shown
+    prefix = "Refund and Returns Policy > Refunds\n\n"
+    assert embedded.startswith(prefix) and embedded.count(prefix) >= 2  # on every passage
+    app.radio(key="dense").set_value("chunks").run()
+    shown, embedded = (c.value for c in app.code[:2])
+    assert embedded == prefix + shown
 
 
 def test_a_stale_chunk_label_from_the_browser_is_dropped() -> None:

@@ -459,6 +459,7 @@ def test_explorer_state_sets_every_key_the_main_page_reads() -> None:
         settings=ChunkSettings(splitter="recursive", unit="words", size=150, overlap=30),
         heading_prefix=False,
         retriever="dense",
+        dense="chunks",
         neighbours=1,
     )
     keys = compare.explorer_state(cfg)
@@ -472,6 +473,7 @@ def test_explorer_state_sets_every_key_the_main_page_reads() -> None:
         "separators": ["paragraph", "line", "sentence", "word"],
         "prefix": False,
         "retriever": "dense",
+        "dense": "chunks",
         "neighbours": 1,
         "section": False,
         "merge": True,

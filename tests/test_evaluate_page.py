@@ -383,3 +383,77 @@ def test_a_failure_during_a_run_is_one_error(monkeypatch: pytest.MonkeyPatch) ->
         at.button(key="sw_run").click().run()
         assert_ok(at, errors=1)
         assert message in at.error[0].value
+
+
+# --------------------------------------------------------------------------- from the main page
+
+
+UPLOADED = (
+    "# Returns\n\nItems can be returned within thirty days of delivery.\n\n"
+    "## Exceptions\n\nThis does not apply to gift cards.\n"
+)
+
+
+def test_a_question_added_on_the_main_page_about_an_upload_runs_here() -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["retriever"] = "bm25"
+    at.run()
+    at.file_uploader(key="upload").set_value(
+        ("returns.md", UPLOADED.encode(), "text/markdown")
+    ).run()
+    assert_no_exception(at)
+    assert at.session_state["source"] == "returns.md"
+    [question] = [t for t in at.text_input if t.label == "Question"]
+    [evidence_box] = [t for t in at.text_area if t.label.startswith("Required evidence")]
+    question.set_value("Can I return a gift card?")
+    evidence_box.set_value("within thirty days\ndoes not apply to gift cards")
+    at.run()
+    at.button(key="add_query").click().run()
+    assert_no_exception(at)
+    added = at.session_state["query_set"][-1]
+    assert added == {
+        "id": "added-1",
+        "doc": "returns.md",
+        "query": "Can I return a gift card?",
+        "evidence": ["within thirty days", "does not apply to gift cards"],
+    }
+    assert len(at.session_state["query_set"]) == len(BUNDLED) + 1  # the project's set, plus it
+    assert any(s.value.startswith("Added as added-1") for s in at.success)
+    at.button(key="add_query").click().run()  # the same again is not added twice
+    assert len(at.session_state["query_set"]) == len(BUNDLED) + 1
+    assert any("already in the query set" in i.value for i in at.info)
+
+    at.switch_page("pages/evaluate.py")
+    at.session_state["eval_docs"] = ["returns.md"]
+    set_side(at, "A", splitter="fixed", unit="chars", size=40, overlap=0, retriever="bm25")
+    set_side(at, "B", splitter="structure", unit="tokens", size=256, overlap=0, retriever="bm25")
+    at.run()
+    assert_ok(at)
+    assert not any("returns.md" in w.value for w in at.warning)  # the upload serves it
+    assert at.button(key="ab_run").label == "Run A and B on 1 question"
+    at.button(key="ab_run").click().run()
+    assert_ok(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Coverage@5 with A"] == "0%" and metrics["Coverage@5 with B"] == "100%"
+
+
+def test_add_query_gives_new_ids_and_refuses_empty_questions() -> None:
+    from explorer import compare
+    from explorer.evaluation import QuerySetError
+
+    items, new = compare.add_query([REFUND], doc="a.md", query=" Q? ", evidence=["x", " "])
+    assert new == "added-1" and items[-1] == {
+        "id": "added-1",
+        "doc": "a.md",
+        "query": "Q?",
+        "evidence": ["x"],
+    }
+    items, new = compare.add_query(items, doc="a.md", query="Other?", evidence=["y"])
+    assert new == "added-2"
+    taken = [*items, {**REFUND, "id": "added-3"}]
+    assert compare.add_query(taken, doc="b.md", query="Q?", evidence=["x"])[1] == "added-4"
+    assert compare.add_query(items, doc="a.md", query="Q?", evidence=["x"]) == (items, None)
+    with pytest.raises(QuerySetError, match="type a question"):
+        compare.add_query(items, doc="a.md", query="  ", evidence=["x"])
+    with pytest.raises(QuerySetError, match="at least one evidence phrase"):
+        compare.add_query(items, doc="a.md", query="Q?", evidence=[" "])

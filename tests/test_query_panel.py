@@ -104,7 +104,8 @@ def demo_verdict() -> str:
 
     doc = load_path(SAMPLES / DEMO.source)
     chunks = split(doc, DEMO.settings)
-    ranking = ChunkIndex(chunks, embedder=embedder()).rank(DEMO.question, DEMO.retriever)
+    index = ChunkIndex(chunks, embedder=embedder(), doc=doc, dense="passages")  # the app's default
+    ranking = index.rank(DEMO.question, DEMO.retriever)
     pieces = context_pieces(ranking[: DEMO.k], chunks, doc=doc)
     spans = [(p.start, p.end) for p in pieces]
     return evidence.verdict(evidence.check(DEMO.evidence, doc.text, chunks, ranking, context=spans))
@@ -150,10 +151,17 @@ def test_dense_retrieval_matches_the_library(model_embedder) -> None:  # type: i
     at = open_app(timeout=MODEL_TIMEOUT, retriever="dense")
     doc = load_path(SAMPLES / FIRST)
     chunks = split(doc, DEMO.settings)
-    want = ChunkIndex(chunks, embedder=model_embedder).search(DEMO.question, "dense", DEMO.k)
+    index = ChunkIndex(chunks, embedder=model_embedder, doc=doc, dense="passages")
+    want = index.search(DEMO.question, "dense", DEMO.k)
     table = hits_table(at)
     assert list(table["chunk"]) == [h.index for h in want]
     assert list(table["score"]) == pytest.approx([h.score for h in want], abs=1e-5)
+    # with each chunk embedded whole instead
+    at.radio(key="dense").set_value("chunks").run()
+    whole = ChunkIndex(chunks, embedder=model_embedder).search(DEMO.question, "dense", DEMO.k)
+    table = hits_table(at)
+    assert list(table["chunk"]) == [h.index for h in whole]
+    assert list(table["score"]) == pytest.approx([h.score for h in whole], abs=1e-5)
 
 
 # --------------------------------------------------------------------------- hits

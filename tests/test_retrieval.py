@@ -15,7 +15,7 @@ from explorer import evidence
 from explorer.embeddings import BUNDLED_SHA256, file_sha256, verified_bundled_dir
 from explorer.errors import SettingsError
 from explorer.evaluation import chunks_from_texts
-from explorer.retrieval import RRF_K, ChunkIndex, Hit, embedded_text, fuse
+from explorer.retrieval import ChunkIndex, Hit, embedded_text
 from explorer.splitters import ChunkSettings, semantic_breaks, split
 from tests.conftest import SAMPLES, load_cached, make_doc
 
@@ -90,16 +90,6 @@ def test_bm25_and_hybrid_orders_on_a_small_fixture(model_embedder) -> None:  # t
     assert index.rank("the of and", "bm25")[0].score == 0.0  # only stop words: no signal
     with pytest.raises(SettingsError, match="unknown retriever"):
         index.rank("x", "magic")
-
-
-def test_rrf_fuses_by_rank_not_score() -> None:
-    a = [Hit(1, 0, 100.0, "dense"), Hit(2, 1, 99.0, "dense"), Hit(3, 2, -5.0, "dense")]
-    b = [Hit(1, 2, 0.1, "bm25"), Hit(2, 1, 0.05, "bm25"), Hit(3, 0, 0.0, "bm25")]
-    fused = fuse([a, b])
-    # raw scores play no part: 1st + 3rd = 1/61 + 1/63 beats 2nd + 2nd = 2/62; ties by index
-    assert [h.index for h in fused] == [0, 2, 1]
-    assert fused[0].score == pytest.approx(1 / (RRF_K + 1) + 1 / (RRF_K + 3))
-    assert fused[2].score == pytest.approx(2 / (RRF_K + 2))
 
 
 def test_heading_prefix_changes_only_what_is_embedded() -> None:
