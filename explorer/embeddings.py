@@ -8,6 +8,7 @@ model is first loaded; models are loaded once per process.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import threading
@@ -30,6 +31,9 @@ BUNDLED = "all-MiniLM-L6-v2"
 BUNDLED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 """sha256 of the official ``model.safetensors`` of sentence-transformers/all-MiniLM-L6-v2."""
 BATCH = 32
+CACHE_ENTRIES = 100_000
+"""Vectors kept per model (about 160 MB for 384 dimensions); the oldest go first beyond that, so
+a long-running app shared by many people stays bounded."""
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while texts are embedded."""
@@ -70,8 +74,9 @@ class Embedder:
     text, so a text embedded once (by any chunking) is never embedded again.
     """
 
-    def __init__(self, model: str = BUNDLED) -> None:
+    def __init__(self, model: str = BUNDLED, *, max_entries: int = CACHE_ENTRIES) -> None:
         self.name = model or BUNDLED
+        self.max_entries = max_entries
         self._model: Any = None
         self._cache: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -127,7 +132,15 @@ class Embedder:
             if not texts:
                 return np.zeros((0, self.dimension), dtype=np.float32)
             out: Vectors = np.stack([self._cache[t] for t in texts])
+            self._evict()
             return out
+
+    def _evict(self) -> None:
+        """Drop the oldest vectors beyond ``max_entries`` (dicts keep insertion order)."""
+        excess = len(self._cache) - self.max_entries
+        if excess > 0:
+            for text in list(itertools.islice(self._cache, excess)):
+                del self._cache[text]
 
     def save(self, path: str | Path) -> int:
         """Write the cache to ``path`` (.npz: model name, texts, vectors); returns how many."""

@@ -359,3 +359,16 @@ def test_embedding_cache_survives_a_save_and_load(tmp_path, model_embedder) -> N
     (tmp_path / "junk.npz").write_bytes(b"not a zip file")
     with pytest.raises(EmbeddingError, match="cannot read the embedding cache"):
         fresh.load(tmp_path / "junk.npz")
+
+
+def test_the_embedding_cache_is_bounded_and_drops_the_oldest(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    from explorer.embeddings import Embedder
+
+    small = Embedder(model_embedder.name, max_entries=3)
+    small._model = model_embedder.model
+    texts = ["text 1", "text 2", "text 3", "text 4", "text 5"]  # one length: embedded in order
+    first = small.embed(texts)  # a request larger than the cap
+    assert first.shape == (5, 384)  # is still answered in full
+    assert [small.cached(t) for t in texts] == [False, False, True, True, True]
+    small.embed(["text 6"])
+    assert not small.cached("text 3") and small.cached("text 6")
