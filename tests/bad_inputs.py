@@ -260,8 +260,13 @@ assert set(_BUILDERS) == {it.name for it in _ITEMS}
 BIG = ("pages-2000", "md-50mb", "line-1mb", "nested-lists", "table-1000-cols")
 
 _MEASURE = """
-import json, resource, sys, time
+import json, re, sys, time
 from pathlib import Path
+
+def peak_mb():  # VmHWM: unlike ru_maxrss it does not carry the parent's peak across exec
+    status = Path("/proc/self/status").read_text()
+    return int(re.search(r"VmHWM:\\s+(\\d+)", status).group(1)) / 1024
+
 from explorer.documents import load_document
 from explorer.errors import ExplorerError
 from explorer.splitters import ChunkSettings, split
@@ -269,7 +274,7 @@ settings = ChunkSettings()  # the command line's default
 settings.measure.units("warm up")
 path = Path(sys.argv[1])
 data = path.read_bytes()
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak_mb()
 t0 = time.perf_counter()
 try:
     doc = load_document(data, name=path.name)
@@ -280,14 +285,16 @@ except ExplorerError as exc:
     t1 = time.perf_counter()
     out = {"outcome": f"error: {exc}"}
 t2 = time.perf_counter()
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-out.update(load=t1 - t0, split=t2 - t1, peak=peak / 1024, base=before / 1024)
+out.update(load=t1 - t0, split=t2 - t1, peak=peak_mb(), base=before)
 print(json.dumps(out))
 """
 
 
 def measure(names: Sequence[str] = BIG) -> None:
-    """Print load and split seconds and peak memory (RSS) for each input, in a fresh process."""
+    """Print load and split seconds and peak memory (RSS) for each input, in a fresh process.
+
+    A name may also be the path of a file of your own.
+    """
     import json
     import subprocess
     import sys
@@ -300,9 +307,11 @@ def measure(names: Sequence[str] = BIG) -> None:
     )
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            it = by_name(name)
-            path = Path(tmp) / it.filename
-            path.write_bytes(make(it))
+            if Path(name).is_file():
+                path = Path(name)
+            else:
+                path = Path(tmp) / by_name(name).filename
+                path.write_bytes(make(name))
             res = subprocess.run(
                 [sys.executable, "-c", _MEASURE, str(path)],
                 capture_output=True,
@@ -311,10 +320,9 @@ def measure(names: Sequence[str] = BIG) -> None:
             )
             m = json.loads(res.stdout)
             print(
-                f"{name:16s} {path.stat().st_size:>12,d} {m['load']:7.2f} {m['split']:7.2f} "
+                f"{name[-16:]:16s} {path.stat().st_size:>12,d} {m['load']:7.2f} {m['split']:7.2f} "
                 f"{m['peak']:8.0f} {m['base']:7.0f}  {m['outcome'][:90]}"
             )
-            path.unlink()
 
 
 if __name__ == "__main__":
