@@ -236,10 +236,6 @@ def test_edited_markdown_loads_or_raises_a_typed_error(
     check(data, seed, SETTINGS[0])
 
 
-# --------------------------------------------------------------------------- regressions
-# Crashes the fuzzer found, each rebuilt from its bytes.
-
-
 # --------------------------------------------------------------------------- reproduce
 
 if __name__ == "__main__":  # pragma: no cover - a tool for reproducing a failure
