@@ -192,11 +192,15 @@ class EvalConfig:
 RECOMMENDED = EvalConfig(
     settings=ChunkSettings(splitter="structure", unit="tokens", size=256, overlap=64),
     retriever="hybrid",
-    heading_prefix=True,
+    dense="passages",
+    heading_prefix=False,
     merge=True,
 )
 """The configuration the README recommends: the best coverage at 512 and 1,024 tokens on our
-query set and on Chroma's benchmark among those measured (``python -m explorer.bench_eval``)."""
+query set, and the best at 512 on Chroma's benchmark, among those measured
+(``python -m explorer.bench_eval``). A heading prefix raised coverage@1 but lowered
+coverage@512 on our questions with dense scores from passages (a short passage's vector is much
+changed by a prefix), so it is off."""
 
 
 # --------------------------------------------------------------------------- metrics

@@ -17,6 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.documents import load_path
+from explorer.evaluation import RECOMMENDED
 from explorer.splitters import ChunkSettings, split
 from tests.conftest import REPO, SAMPLES
 
@@ -275,7 +276,7 @@ def test_open_a_b_side_in_the_explorer_brings_its_document() -> None:
     assert_no_exception(at)
     assert at.session_state["source"] == "writing-guide.md"
     assert (at.session_state["splitter"], at.session_state["size"]) == ("structure", 256)
-    assert at.session_state["prefix"] is True
+    assert at.session_state["prefix"] is RECOMMENDED.heading_prefix
 
 
 # --------------------------------------------------------------------------- query set
