@@ -760,9 +760,14 @@ with detail_col:
             size_cols, pipeline.sizes_in_every_measure(c.text).items(), strict=True
         ):
             col.metric(label, n)
+        whole = (
+            f"{diagnosis.model_tokens[selected]} of {MODEL_WINDOW} word pieces (with the 2 "
+            "special tokens)"
+        )
         st.caption(
-            f"Embedded: {diagnosis.model_tokens[selected]} of {MODEL_WINDOW} word pieces "
-            "(with the 2 special tokens)."
+            f"Embedded whole: {whole}."
+            if state.dense == "chunks"
+            else f"As one text it would be {whole}; here its passages are embedded instead."
         )
 
 if selected is not None:
