@@ -1,10 +1,12 @@
 """Which configuration retrieves the evidence? ``python -m explorer.bench_eval``.
 
 Evaluates our configurations against common ones, all with the bundled all-MiniLM-L6-v2 where a
-model is used, on two query sets:
+model is used, on three query sets (default: ours and chroma):
 
 * ``queries/boundary-questions.json`` — our 75 boundary questions over the samples and the
   shared corpus (written by this project);
+* ``queries/holdout-questions.json`` — 76 more boundary questions of the same kinds, written
+  afterwards by someone who saw no retrieval results (``--sets holdout``);
 * ``../shared/benchmarks/chroma-chunking-eval/questions.json`` — 472 questions with exact
   evidence spans from Chroma's chunking research (not written by us: the generality check).
 
@@ -38,6 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 QUERY_SETS = {
     "ours": (REPO / "queries" / "boundary-questions.json", REPO / "queries" / "docs"),
+    "holdout": (REPO / "queries" / "holdout-questions.json", REPO / "queries" / "docs"),
     "chroma": (
         SHARED / "benchmarks" / "chroma-chunking-eval" / "questions.json",
         SHARED / "benchmarks" / "chroma-chunking-eval" / "docs",
@@ -111,7 +114,7 @@ def recommended_for(retriever: str) -> EvalConfig:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m explorer.bench_eval", description=__doc__)
-    parser.add_argument("--sets", default="ours,chroma", help="query sets: ours, chroma")
+    parser.add_argument("--sets", default="ours,chroma", help="query sets: ours, holdout, chroma")
     parser.add_argument("--retrievers", default="bm25,hybrid", help="bm25, dense, hybrid")
     parser.add_argument("--only", default="", help="run only candidates whose name has this")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
