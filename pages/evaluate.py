@@ -44,7 +44,7 @@ from explorer.splitters import Chunk, ChunkSettings
 st.set_page_config(page_title="Evaluate · Chunk Explorer", page_icon="🧩", layout="wide")
 
 REPO = Path(__file__).resolve().parents[1]
-BUNDLED = REPO / "queries" / "boundary-questions.json"
+BUNDLED = pipeline.QUERY_SET
 DEFAULT_DOCS = "queries/docs"
 MAIN_PAGE = "app.py"
 EVIDENCE_COLOR = "#edc948"
@@ -106,7 +106,7 @@ def uploaded_document(sha: str, name: str) -> Document:
 
 @st.cache_data(show_spinner=False)
 def bundled_set(mtime: float) -> list[dict[str, Any]]:
-    return compare.read_query_set(BUNDLED.read_bytes(), name=BUNDLED.name)
+    return compare.bundled_query_set(BUNDLED)
 
 
 @st.cache_data(max_entries=16, show_spinner="Drawing both sets of boundaries…")
@@ -140,9 +140,10 @@ def boundary_png(
 
 
 def the_bundled_set() -> list[dict[str, Any]]:
+    """The project's query set (empty when the file is missing or broken), a fresh list."""
     try:
         return list(bundled_set(BUNDLED.stat().st_mtime))
-    except (OSError, ExplorerError):
+    except OSError:
         return []
 
 

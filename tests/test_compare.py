@@ -556,3 +556,10 @@ def test_check_query_set_validates(tmp_path: Path) -> None:
     assert [q.id for q in compare.check_query_set([REFUND])] == ["refund"]
     with pytest.raises(QuerySetError, match="entry 2"):
         compare.check_query_set([REFUND, {"id": "x", "doc": "d"}])
+
+
+def test_bundled_query_set_is_empty_when_missing_or_broken(tmp_path: Path) -> None:
+    assert len(compare.bundled_query_set(QUERIES)) == 75
+    assert compare.bundled_query_set(tmp_path / "absent.json") == []
+    (tmp_path / "broken.json").write_text('[{"id": 1')
+    assert compare.bundled_query_set(tmp_path / "broken.json") == []
