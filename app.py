@@ -202,6 +202,7 @@ state.setdefault("k", START.k)
 state.setdefault("neighbours", 0)
 state.setdefault("section", False)
 state.setdefault("merge", True)
+state.setdefault("table_headers", True)
 state.setdefault("view", "Query hits")
 state.setdefault("queries", {})  # document -> (question, evidence) last typed for it
 state.setdefault("only_flagged", False)
@@ -501,7 +502,7 @@ with ask_col:
         disabled=state.section,
         help="Small-to-big: send each hit together with this many chunks on either side.",
     )
-    row = st.columns(2)
+    row = st.columns(3)
     row[0].toggle(
         "Widen each hit to its section",
         key="section",
@@ -511,6 +512,11 @@ with ask_col:
         "Merge overlapping/adjacent hits",
         key="merge",
         help="Send text shared by hits (overlap, touching chunks, shared neighbours) once.",
+    )
+    row[2].toggle(
+        "Bring table headers",
+        key="table_headers",
+        help=pipeline.TABLE_HEADERS_HELP,
     )
 with evidence_col:
     st.text_area(
@@ -587,6 +593,7 @@ if question and chunks:
         doc=doc,
         section=state.section,
         merge=state.merge,
+        table_headers=state.table_headers,
     )
     context = pipeline.context_spans(pieces)
     results = evidence.check(phrases, doc.text, chunks, ranking, context=context) if ranking else []

@@ -158,6 +158,12 @@ def _add_eval_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="merge overlapping/adjacent hits so the budget counts shared text once",
     )
+    p.add_argument(
+        "--table-headers",
+        choices=("on", "off"),
+        default=None,
+        help="a hit on a table's rows also brings the table's header rows (charged to the budget)",
+    )
     p.add_argument("--k", type=_int_list, default=[1, 3, 5], help="e.g. 1,3,5 (default)")
     p.add_argument("--budget", type=_int_list, default=[512, 1024], help="token budgets")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -254,6 +260,9 @@ def eval_config_from(args: argparse.Namespace) -> EvalConfig:
         ),
         neighbours=base.neighbours if args.neighbours is None else args.neighbours,
         merge=base.merge if args.merge is None else args.merge == "on",
+        table_headers=(
+            base.table_headers if args.table_headers is None else args.table_headers == "on"
+        ),
     )
 
 

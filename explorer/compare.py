@@ -545,7 +545,8 @@ def explorer_state(config: EvalConfig) -> dict[str, Any]:
         "dense": config.dense,
         "neighbours": min(config.neighbours, NEIGHBOURS_MAX),
         "section": False,
-        "merge": config.merge or config.neighbours > 0,
+        "merge": config.merges,
+        "table_headers": config.table_headers,
         "chunk": None,
         "page": 1,
     }

@@ -34,7 +34,7 @@ from explorer.documents import Document, load_path
 from explorer.errors import ExplorerError, SettingsError
 from explorer.evidence import Span, locate, union
 from explorer.measures import Units, get_measure
-from explorer.retrieval import DENSE_SOURCES, RETRIEVERS, ChunkIndex, Hit
+from explorer.retrieval import DENSE_SOURCES, RETRIEVERS, ChunkIndex, Hit, TableHeaders
 from explorer.splitters import Chunk, ChunkSettings, split
 
 DEFAULT_KS = (1, 3, 5)
@@ -141,7 +141,11 @@ class EvalConfig:
     """Small-to-big: each hit brings this many chunks on each side into the context."""
     merge: bool = False
     """Merge overlapping and adjacent hits, so the budget counts shared text once (always so
-    with ``neighbours``): the tokens an LLM would receive, not the sum of the hits' sizes."""
+    with ``neighbours`` or ``table_headers``): the tokens an LLM would receive, not the sum of
+    the hits' sizes."""
+    table_headers: bool = False
+    """A hit on a table's rows brings the table's header rows into the context too (their
+    tokens are spent from the budget, once per table)."""
     chunker: Callable[[Document], list[Chunk]] | None = field(default=None, compare=False)
     """Another library's splitter, for comparisons (``settings`` is then ignored)."""
     label: str = ""
@@ -159,6 +163,11 @@ class EvalConfig:
                 f"unknown dense source {self.dense!r}; choose one of {', '.join(DENSE_SOURCES)}"
             )
 
+    @property
+    def merges(self) -> bool:
+        """The budget is spent on the merged context (see ``merge``)."""
+        return self.merge or self.neighbours > 0 or self.table_headers
+
     def key(self) -> str:
         return f"external:{self.label}" if self.chunker is not None else self.settings.key()
 
@@ -171,7 +180,8 @@ class EvalConfig:
                 "dense": self.dense if self.retriever != "bm25" else None,
                 "heading_prefix": self.heading_prefix,
                 "neighbours": self.neighbours,
-                "merge": self.merge or self.neighbours > 0,
+                "merge": self.merges,
+                "table_headers": self.table_headers,
             }
         return {
             "splitter": s.splitter,
@@ -184,7 +194,8 @@ class EvalConfig:
             "dense": self.dense if self.retriever != "bm25" else None,
             "heading_prefix": self.heading_prefix,
             "neighbours": self.neighbours,
-            "merge": self.merge or self.neighbours > 0,
+            "merge": self.merges,
+            "table_headers": self.table_headers,
             "model": (self.model or "all-MiniLM-L6-v2") if self.retriever != "bm25" else None,
         }
 
@@ -195,6 +206,7 @@ RECOMMENDED = EvalConfig(
     dense="passages",
     heading_prefix=False,
     merge=True,
+    table_headers=True,
 )
 """The configuration the README recommends: the best coverage at 512 and 1,024 tokens on our
 query set, and the best at 512 on Chroma's benchmark, among those measured
@@ -224,6 +236,8 @@ class QueryResult:
     recall_at_k: dict[int, float]
     precision_at_k: dict[int, float]
     iou_at_k: dict[int, float]
+    extra_spans: tuple[tuple[Span, ...], ...] | None = None
+    """What each hit brings into the context besides its span (a table's header rows)."""
 
     @property
     def scored(self) -> bool:
@@ -250,23 +264,32 @@ def score_query(
     ks: Sequence[int],
     budgets: Sequence[int],
     costs: Sequence[int] | None = None,
+    extra_spans: Sequence[Sequence[Span]] | None = None,
 ) -> dict[str, dict[int, Any]]:
     """The metrics of one query from its evidence occurrences and its ranked context spans.
 
-    ``chunk_spans[i]`` is what hit ``i`` brings into the context. The budget is spent on the
-    hits' own token counts, or on ``costs[n - 1]``, the tokens of the first ``n`` hits' context
-    when given (expanded contexts count shared text once).
+    ``chunk_spans[i]`` is what hit ``i`` brings into the context, with ``extra_spans[i]`` when
+    given (a table's header rows). The budget is spent on the hits' own token counts, or on
+    ``costs[n - 1]``, the tokens of the first ``n`` hits' context when given (expanded contexts
+    count shared text once).
     """
     phrases = [occ for occ in located if occ]
 
+    def context(n: int) -> list[Span]:
+        spans = list(chunk_spans[:n])
+        if extra_spans is not None:
+            spans += [sp for extra in extra_spans[:n] for sp in extra]
+        return spans
+
     def covered(n: int) -> bool:
-        merged = union(chunk_spans[:n])
+        merged = union(context(n))
         return bool(phrases) and all(
             any(_overlap_len(o, merged) == o[1] - o[0] for o in occ) for occ in phrases
         )
 
     def chars(n: int) -> tuple[float, float, float]:
-        merged = union(chunk_spans[:n])
+        retrieved_spans = context(n)
+        merged = union(retrieved_spans)
         # each phrase on its best-covered occurrence: the largest share of it retrieved, so a
         # phrase with a wholly retrieved occurrence (covered) has all its characters retrieved
         best = [
@@ -276,7 +299,7 @@ def score_query(
         evidence = union(best)
         total = sum(e - s for s, e in evidence)
         inter = sum(_overlap_len(sp, merged) for sp in evidence)
-        retrieved = sum(e - s for s, e in chunk_spans[:n])  # with multiplicity
+        retrieved = sum(e - s for s, e in retrieved_spans)  # with multiplicity
         recall = inter / total if total else 0.0
         precision = inter / retrieved if retrieved else 0.0
         iou = inter / (retrieved + total - inter) if retrieved + total else 0.0
@@ -337,6 +360,7 @@ class Workspace:
     _chunks: dict[tuple[str, str], list[Chunk]] = field(default_factory=dict)
     _tokens: dict[str, int] = field(default_factory=dict)
     _units: dict[str, Units] = field(default_factory=dict)
+    _headers: dict[str, TableHeaders] = field(default_factory=dict)
     _indexes: dict[tuple[str, str, bool, str], ChunkIndex] = field(default_factory=dict)
 
     def document(self, name: str) -> Document:
@@ -381,6 +405,11 @@ class Workspace:
                 dense=config.dense,
             )
         return self._indexes[key]
+
+    def table_headers(self, name: str) -> TableHeaders:
+        if name not in self._headers:
+            self._headers[name] = TableHeaders.of(self.document(name))
+        return self._headers[name]
 
     def doc_units(self, name: str) -> Units:
         """cl100k token units of a whole document (to count merged context text)."""
@@ -463,8 +492,15 @@ class EvalReport:
                             "end": sp[1],
                             "score": round(h.score, 6),
                             "tokens": t,
+                            **(
+                                {"table_headers": [list(x) for x in r.extra_spans[i]]}
+                                if r.extra_spans and r.extra_spans[i]
+                                else {}
+                            ),
                         }
-                        for h, sp, t in zip(r.hits, r.chunk_spans, r.chunk_tokens, strict=True)
+                        for i, (h, sp, t) in enumerate(
+                            zip(r.hits, r.chunk_spans, r.chunk_tokens, strict=True)
+                        )
                     ][: max(max_hits, _hits_for_budget(r.chunk_tokens, self.budgets))],
                 }
                 for r in self.results
@@ -503,30 +539,37 @@ def evaluate(
         chunks = index.chunks
         tokens = tuple(workspace.tokens(chunks[h.index]) for h in ranking)
         costs: list[int] | None = None
-        if config.neighbours or config.merge:
+        extra: tuple[tuple[Span, ...], ...] | None = None
+        if config.merges:
             n = config.neighbours
             spans = tuple(
                 (chunks[max(0, h.index - n)].start, chunks[min(len(chunks) - 1, h.index + n)].end)
                 for h in ranking
             )
+            if config.table_headers:
+                headers = workspace.table_headers(q.doc)
+                extra = tuple(headers.for_span(s, e) for s, e in spans)
             units = workspace.doc_units(q.doc)
             costs = []
             top_budget = max(budgets, default=0)
             for i in range(len(spans)):
-                merged = union(spans[: i + 1])
+                merged = union([*spans[: i + 1], *(sp for x in (extra or ())[: i + 1] for sp in x)])
                 costs.append(sum(units.size(s, e) for s, e in merged))
                 if costs[-1] > top_budget and i + 1 >= max(ks):
                     break  # later prefixes cannot fit any budget
         else:
             spans = tuple((chunks[h.index].start, chunks[h.index].end) for h in ranking)
         located = locate_evidence(q, doc.text)
-        m = score_query(q, located, spans, tokens, ks=ks, budgets=budgets, costs=costs)
+        m = score_query(
+            q, located, spans, tokens, ks=ks, budgets=budgets, costs=costs, extra_spans=extra
+        )
         results.append(
             QueryResult(
                 query=q,
                 located=located,
                 hits=tuple(ranking),
                 chunk_spans=spans,
+                extra_spans=extra,
                 chunk_tokens=tokens,
                 covered_at_k=m["covered_at_k"],
                 covered_at_budget=m["covered_at_budget"],

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from explorer.retrieval import Hit
+from explorer.retrieval import Span as Span
 from explorer.splitters import Chunk
-
-Span = tuple[int, int]
 
 _FAMILIES = ("'‘’`", '"“”', "-‐‑–—")
 """Characters that match each other: single quotes and apostrophes, double quotes, dashes."""

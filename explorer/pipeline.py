@@ -389,6 +389,10 @@ RETRIEVER_HELP = (
     f"**hybrid**: both, each scaled to 0–1 over the document's chunks, weighted "
     f"{HYBRID_WEIGHT:g} dense + {1 - HYBRID_WEIGHT:g} BM25."
 )
+TABLE_HEADERS_HELP = (
+    "A hit on a table's rows also sends the table's header rows, which say what its columns "
+    "mean. They are sent once per table and count towards the context's tokens."
+)
 DENSE_HELP = (
     f"**passages**: the document's sentences, packed to at most {PASSAGE_TOKENS} tokens, are "
     "embedded once; a chunk scores as its best passage. Every passage fits the model's window, "
@@ -543,6 +547,7 @@ def context_note(
     tokens: int, pieces: Sequence[ContextPiece], *, k: int, neighbours: int, section: bool
 ) -> str:
     """``"An LLM would receive 312 tokens (cl100k) in 2 pieces: …"`` (Markdown)."""
+    headers = len({h for p in pieces for h in p.headers})
     widened = (
         "each widened to its section"
         if section
@@ -553,7 +558,12 @@ def context_note(
     n = len(pieces)
     return (
         f"An LLM would receive **{tokens:,} tokens** (cl100k) in {n} piece{'s' if n != 1 else ''}"
-        f": the top {k} hit{'s' if k != 1 else ''}, {widened}."
+        f": the top {k} hit{'s' if k != 1 else ''}, {widened}"
+        + (
+            f", with the header rows of {headers} table{'s' if headers != 1 else ''}."
+            if headers
+            else "."
+        )
     )
 
 
@@ -586,8 +596,8 @@ def hit_highlights(
 def context_highlights(
     pieces: Sequence[ContextPiece], hits: Sequence[Hit], chunks: Sequence[Chunk], text: str
 ) -> list[render.Highlight]:
-    """The parts of the context that are no hit's chunk: what widening (neighbours, section)
-    adds. White space at either end of a part is left out."""
+    """The parts of the context that are no hit's chunk: what widening (neighbours, section) and
+    table headers add. White space at either end of a part is left out."""
     taken = union([(chunks[h.index].start, chunks[h.index].end) for h in hits])
     starts = [c.start for c in chunks]
     out = []
@@ -599,6 +609,7 @@ def context_highlights(
             while b > a and text[b - 1].isspace():
                 b -= 1
             if a < b:
+                header = any(hs <= a and b <= he for hs, he in piece.headers)
                 out.append(
                     render.Highlight(
                         a,
@@ -606,7 +617,9 @@ def context_highlights(
                         max(bisect.bisect_right(starts, a) - 1, 0),
                         CONTEXT_COLOR,
                         label="+",
-                        title=f"context added around {ranks}",
+                        title=f"table header for {ranks}"
+                        if header
+                        else f"context added around {ranks}",
                     )
                 )
     return out

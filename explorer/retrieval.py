@@ -255,6 +255,41 @@ class ContextPiece:
     ranks: tuple[int, ...]
     """Ranks of the hits merged into it (best first)."""
     chunk_indices: tuple[int, ...]
+    headers: tuple[tuple[int, int], ...] = ()
+    """Table header rows brought in for the hits (``table_headers``), merged into this piece."""
+
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class TableHeaders:
+    """Each table of a document with its header rows, to bring a table's header along with a hit
+    on its rows: a row without the header that names its columns is half an answer."""
+
+    tables: tuple[tuple[Span, Span], ...]
+    """``((table start, table end), (header start, header end))``, in document order."""
+
+    @classmethod
+    def of(cls, doc: Document) -> TableHeaders:
+        out = []
+        for b in doc.blocks:
+            if b.kind != "table":
+                continue
+            head = [r for r in b.rows if r.header]
+            if head and head[-1].end < b.end:
+                out.append(((b.start, b.end), (head[0].start, head[-1].end)))
+        return cls(tuple(out))
+
+    def for_span(self, start: int, end: int) -> tuple[Span, ...]:
+        """Headers of the tables whose body rows ``[start, end)`` reaches into and whose header
+        does not lie wholly inside it."""
+        i = bisect.bisect_right(self.tables, ((end,),)) if self.tables else 0
+        out = []
+        for (ts, te), (hs, he) in self.tables[:i]:
+            if ts < end and start < te and end > he and not (start <= hs and he <= end):
+                out.append((hs, he))
+        return tuple(out)
 
 
 def section_span(doc: Document, offset: int) -> tuple[int, int]:
@@ -283,13 +318,17 @@ def context_pieces(
     doc: Document | None = None,
     section: bool = False,
     merge: bool = True,
+    table_headers: bool = False,
 ) -> list[ContextPiece]:
     """The text an LLM would receive for ``hits``, in rank order of each piece's best hit.
 
     Each hit is widened to ``neighbours`` chunks on each side, or to its enclosing section
-    (``section=True``, needs ``doc``). With ``merge``, pieces that overlap or touch (only white
-    space between) are merged, so near-copies do not crowd the list.
+    (``section=True``, needs ``doc``). With ``table_headers`` (needs ``doc``), a hit on a table's
+    rows brings the table's header rows as a piece of their own (ranked with the hit, holding no
+    chunk) unless they are in the hit already. With ``merge``, pieces that overlap or touch (only
+    white space between) are merged, so near-copies do not crowd the list.
     """
+    headers = TableHeaders.of(doc) if table_headers and doc is not None else None
     raw: list[ContextPiece] = []
     for h in hits:
         if section and doc is not None:
@@ -300,6 +339,8 @@ def context_pieces(
             hi = min(len(chunks) - 1, h.index + neighbours)
             s, e = chunks[lo].start, chunks[hi].end
         raw.append(ContextPiece(s, e, (h.rank,), (h.index,)))
+        if headers is not None:
+            raw += [ContextPiece(a, b, (h.rank,), (), ((a, b),)) for a, b in headers.for_span(s, e)]
     if not merge:
         return raw
     text = doc.text if doc is not None else None
@@ -316,6 +357,7 @@ def context_pieces(
                     max(last.end, piece.end),
                     tuple(sorted(last.ranks + piece.ranks)),
                     tuple(sorted(set(last.chunk_indices + piece.chunk_indices))),
+                    tuple(sorted(set(last.headers + piece.headers))),
                 )
                 continue
         out.append(piece)

@@ -42,7 +42,7 @@ SPLITTER_VERSIONS = {
     "fixed": "1",
     "sentence": "1",
     "recursive": "1",
-    "structure": "1",
+    "structure": "2",
     "semantic": "1",
 }
 SEMANTIC_PERCENTILE = 95
@@ -460,8 +460,24 @@ def _structure_floor(doc: Document) -> Callable[[int], int]:
     return floor
 
 
+def _glued(text: str, prev: Block, block: Block) -> bool:
+    """Whether the cut between two consecutive blocks separates things that belong together, so
+    a chunk should end there only when no other block boundary is within reach:
+
+    * a lead-in and what it introduces (a paragraph or list item ending in ``:``);
+    * two items of one list;
+    * a code block or table and the paragraph right after it, which usually explains it.
+    """
+    if prev.kind in ("paragraph", "list_item") and text[prev.start : prev.end].rstrip()[-1:] == ":":
+        return True
+    if prev.kind == "list_item" and block.kind == "list_item":
+        return True
+    return prev.kind in ("code", "table") and block.kind == "paragraph"
+
+
 def _structure_levels(doc: Document) -> list[Level]:
-    """Headings H1..H6, then blocks, then rows/lines/sentences inside a block, then words."""
+    """Headings H1..H6, then blocks, then block boundaries that separate things which belong
+    together (:func:`_glued`), then rows/lines/sentences inside a block, then words."""
     blocks = doc.blocks
     levels: list[Level] = []
     heading_starts: dict[int, list[int]] = {}
@@ -473,19 +489,24 @@ def _structure_levels(doc: Document) -> list[Level]:
         if lvl in heading_starts:
             acc = acc + heading_starts[lvl]
             levels.append(Level(f"h{lvl}", ListCuts(acc)))
-    # a block start is a cut unless the block is glued to the heading right before it, or the
-    # block sits inside a table or code block
+    # a block start is a cut unless the block follows a heading or sits inside a table or code
+    # block; it is a weaker ("soft") cut where it separates blocks that belong together. ``prev``
+    # is the last block not nested in another (a list item's paragraph is not its own block).
     atomic = _atomic_spans(blocks)
     block_cuts: list[int] = []
+    soft_cuts: list[int] = []
     prev: Block | None = None
     for b in blocks:
         inside = _inside(atomic, b.start) is not None
-        glued = prev is not None and prev.kind == "heading" and prev.end <= b.start
-        if not inside and not glued and b.start > 0:
-            block_cuts.append(b.start)
-        if not inside:
+        after_heading = prev is not None and prev.kind == "heading" and prev.end <= b.start
+        if not inside and not after_heading and b.start > 0:
+            soft = prev is not None and _glued(doc.text, prev, b)
+            (soft_cuts if soft else block_cuts).append(b.start)
+        if not inside and not (prev is not None and b.start < prev.end):
             prev = b
     levels.append(Level("block", ListCuts(block_cuts + acc)))
+    if soft_cuts:
+        levels.append(Level("soft", ListCuts(block_cuts + acc + soft_cuts)))
     inner: list[tuple[int, str]] = []
     for b in blocks:
         if b.kind == "table":

@@ -176,6 +176,7 @@ def side_defaults(side: str) -> dict[str, Any]:
             "prefix": bool(state.get("prefix", False)),
             "neighbours": 0,
             "merge": False,
+            "headers": bool(state.get("table_headers", RECOMMENDED.table_headers)),
         }
     s = RECOMMENDED.settings
     return {
@@ -188,6 +189,7 @@ def side_defaults(side: str) -> dict[str, Any]:
         "prefix": RECOMMENDED.heading_prefix,
         "neighbours": RECOMMENDED.neighbours,
         "merge": RECOMMENDED.merge,
+        "headers": RECOMMENDED.table_headers,
     }
 
 
@@ -226,6 +228,7 @@ WIDGETS = {
     "sw_prefix": RECOMMENDED.heading_prefix,
     "sw_neighbours": 0,
     "sw_merge": RECOMMENDED.merge,
+    "sw_headers": RECOMMENDED.table_headers,
     "sw_k": DEFAULT_KS[-1],
     "sw_budget": DEFAULT_BUDGETS[0],
     "sw_cell": None,
@@ -539,6 +542,7 @@ def config_inputs(side: str) -> EvalConfig | None:
     left, right = st.columns(2)
     left.toggle("Prefix heading path", key=p + "prefix", help=PREFIX_HELP)
     right.toggle("Merge adjacent hits", key=p + "merge", help=MERGE_HELP)
+    left.toggle("Bring table headers", key=p + "headers", help=pipeline.TABLE_HEADERS_HELP)
     try:
         return EvalConfig(
             settings=ChunkSettings(
@@ -552,6 +556,7 @@ def config_inputs(side: str) -> EvalConfig | None:
             heading_prefix=bool(state[p + "prefix"]),
             neighbours=int(state[p + "neighbours"]),
             merge=bool(state[p + "merge"]),
+            table_headers=bool(state[p + "headers"]),
         )
     except ExplorerError as exc:
         st.error(pipeline.md_text(str(exc)))
@@ -569,6 +574,8 @@ def describe(config: EvalConfig) -> str:
         out += f", ±{config.neighbours} neighbours"
     if config.merge:
         out += ", merged hits"
+    if config.table_headers:
+        out += ", table headers"
     return out
 
 
@@ -870,6 +877,7 @@ if tab_sweep.open:
         with cols[2]:
             st.toggle("Prefix heading path", key="sw_prefix", help=PREFIX_HELP)
             st.toggle("Merge adjacent hits", key="sw_merge", help=MERGE_HELP)
+            st.toggle("Bring table headers", key="sw_headers", help=pipeline.TABLE_HEADERS_HELP)
         grid_error: str | None = None
         cells: list[tuple[int, int]] = []
         base: EvalConfig | None = None
@@ -887,6 +895,7 @@ if tab_sweep.open:
                 heading_prefix=bool(state.sw_prefix),
                 neighbours=int(state.sw_neighbours),
                 merge=bool(state.sw_merge),
+                table_headers=bool(state.sw_headers),
             )
         except ExplorerError as exc:
             grid_error = str(exc)

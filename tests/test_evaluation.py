@@ -253,3 +253,34 @@ def test_a_workspace_evaluates_documents_loaded_in_memory(tmp_path: Path) -> Non
     assert both.document("upload.md") is uploaded
     with pytest.raises(QuerySetError, match=r"'missing\.md' is not in the loaded documents"):
         Workspace(None).document("missing.md")
+
+
+def test_table_headers_cover_a_row_question_and_are_charged_to_the_budget() -> None:
+    from explorer.documents import load_document
+
+    text = (
+        "# Plans\n\nEvery plan can be cancelled.\n\n"
+        "| Plan | Refund window | Notice |\n|---|---|---|\n"
+        + "".join(f"| Plan {i} | {i} days | {i} weeks |\n" for i in range(1, 41))
+    )
+    doc = load_document(text.encode(), name="plans.md")
+    q = Query("t1", "plans.md", "How long for plan 30?", ("Refund window", "| Plan 30 | 30 days |"))
+    ws = Workspace(None, documents={"plans.md": doc})
+    settings = ChunkSettings(splitter="structure", unit="tokens", size=64, overlap=0)
+    off = EvalConfig(settings, retriever="bm25", heading_prefix=False, merge=True)
+    on = EvalConfig(settings, retriever="bm25", heading_prefix=False, table_headers=True)
+    assert on.merges and on.describe()["table_headers"] is True
+    without = evaluate([q], ws, off, ks=[1], budgets=[1000])
+    hit = without.results[0].chunk_spans[0]
+    assert "| Plan 30 |" in text[hit[0] : hit[1]] and "Refund window" not in text[hit[0] : hit[1]]
+    assert without.coverage_at_k[1] == 0.0
+
+    header = (text.index("| Plan |"), text.index("\n|---"))
+    units = ws.doc_units("plans.md")
+    cost = units.size(*hit) + units.size(*header)  # what the LLM gets: the row chunk and header
+    with_headers = evaluate([q], ws, on, ks=[1], budgets=[cost, cost - 1])
+    r = with_headers.results[0]
+    assert r.extra_spans is not None and r.extra_spans[0] == (header,)
+    assert r.covered_at_k == {1: True}
+    assert r.covered_at_budget == {cost - 1: False, cost: True}
+    assert with_headers.to_json()["per_query"][0]["hits"][0]["table_headers"] == [list(header)]

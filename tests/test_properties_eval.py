@@ -414,6 +414,28 @@ def ref_metrics(
 Q = Query("q", "d", "x", ())
 
 
+@given(case=scoring_cases(), data=st.data())
+def test_extra_spans_count_as_retrieved_text_of_their_hit(case: Case, data: st.DataObject) -> None:
+    """A hit's extra spans (a table's header rows) are scored as if they were more retrieved
+    spans of that hit: coverage, recall, precision and IoU over the hits' spans and extras."""
+    located, spans, tokens, ks, _ = case
+    length = max([e for s, e in spans] + [e for occ in located for _, e in occ] + [1])
+    span = st.integers(0, length - 1).flatmap(
+        lambda s: st.integers(s + 1, length).map(lambda e: (s, e))
+    )
+    extra = [data.draw(st.lists(span, max_size=2).map(tuple)) for _ in spans]
+    m = score_query(Q, located, spans, tokens, ks=ks, budgets=[], extra_spans=extra)
+    for k in ks:
+        flat = [*spans[:k], *(sp for x in extra[:k] for sp in x)]
+        recall, precision, iou = ref_metrics(located, flat)
+        assert m["covered_at_k"][k] == ref_covered(located, flat)
+        assert m["recall_at_k"][k] == pytest.approx(recall)
+        assert m["precision_at_k"][k] == pytest.approx(precision)
+        assert m["iou_at_k"][k] == pytest.approx(iou)
+    if not any(extra):
+        assert m == score_query(Q, located, spans, tokens, ks=ks, budgets=[])
+
+
 @given(case=scoring_cases())
 def test_metrics_agree_with_the_definitions_over_character_sets(case: Case) -> None:
     located, spans, tokens, ks, budgets = case
@@ -571,6 +593,60 @@ def test_context_pieces_merge_into_disjoint_pieces_covering_the_hits(
     check_merged(pieces, raw, hits, text if with_doc else None)
     if not with_doc:
         assert [(p.start, p.end) for p in sorted(pieces, key=lambda p: p.start)] == union(raw)
+
+
+TABLE_PIECES = [
+    "| a | b |\n|---|---|\n", "| 1 | 2 |\n", "| 3 | 4 |\n", "\n", "text\n", "# H\n",
+    "| x |\n|:-|\n| y |\n\n", "- item\n",
+]  # fmt: skip
+table_texts = st.lists(st.sampled_from(TABLE_PIECES), min_size=1, max_size=20).map("".join)
+
+
+def ref_headers(doc: Document, span: Span) -> list[Span]:
+    """From the definition: for each table the span reaches past the header of, the header
+    rows, unless they lie wholly inside the span."""
+    s, e = span
+    out = []
+    for b in doc.blocks:
+        head = [r for r in b.rows if r.header]
+        if b.kind != "table" or not head or head[-1].end >= b.end:
+            continue
+        hs, he = head[0].start, head[-1].end
+        if s < b.end and e > he and b.start < e and not (s <= hs and he <= e):
+            out.append((hs, he))
+    return out
+
+
+@given(text=table_texts, data=st.data())
+def test_a_hit_on_table_rows_brings_the_header_rows(text: str, data: st.DataObject) -> None:
+    doc = make_doc(text, kind="markdown", name="t.md")
+    assume(doc.text)
+    chunks = make_chunks(doc.text, data.draw(chunkings(len(doc.text))))
+    order = data.draw(st.permutations(range(len(chunks))))
+    hits = [Hit(r + 1, i, 0.0, "x") for r, i in enumerate(order[: data.draw(st.integers(0, 4))])]
+    unmerged = context_pieces(hits, chunks, doc=doc, merge=False, table_headers=True)
+    expected = []
+    for h in hits:
+        c = chunks[h.index]
+        expected.append((c.start, c.end, (h.rank,), (h.index,), ()))
+        expected += [
+            (a, b, (h.rank,), (), ((a, b),)) for a, b in ref_headers(doc, (c.start, c.end))
+        ]
+    assert [(p.start, p.end, p.ranks, p.chunk_indices, p.headers) for p in unmerged] == expected
+    for p in unmerged:
+        if p.headers:  # a header piece is the table's header rows, ending with a row
+            assert doc.text[p.start : p.end].lstrip().startswith("|")
+    merged = context_pieces(hits, chunks, doc=doc, table_headers=True)
+    covered = chars([(p.start, p.end) for p in merged])
+    assert chars([(p.start, p.end) for p in unmerged]) <= covered
+    for p in merged:
+        assert p.headers == tuple(
+            sorted({h for q in unmerged for h in q.headers if p.start <= h[0] and h[1] <= p.end})
+        )
+    without = context_pieces(hits, chunks, doc=doc, merge=False)
+    assert [(p.start, p.end) for p in without] == [
+        (p.start, p.end) for p in unmerged if not p.headers
+    ]
 
 
 SECTION_PIECES = [

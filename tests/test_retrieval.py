@@ -255,6 +255,42 @@ def test_context_expands_to_the_enclosing_section() -> None:
     assert text[piece.start : piece.end].strip() == "## B\n\none two three four\n\nfive six"
 
 
+PLANS = (
+    "# Plans\n\nEvery plan can be cancelled.\n\n"
+    "| Plan | Refund window | Notice |\n|---|---|---|\n"
+    + "".join(f"| Plan {i} | {i} days | {i} weeks |\n" for i in range(1, 41))
+    + "\nAfter the table.\n"
+)
+
+
+def test_a_hit_on_table_rows_brings_the_header_rows() -> None:
+    from explorer.retrieval import TableHeaders, context_pieces
+
+    doc = make_doc(PLANS, kind="markdown", name="plans.md")
+    chunks = split(doc, ChunkSettings(splitter="structure", unit="tokens", size=64))
+    header = (PLANS.index("| Plan |"), PLANS.index("\n|---"))
+    assert PLANS[header[0] : header[1]] == "| Plan | Refund window | Notice |"
+    assert TableHeaders.of(doc).tables == (
+        ((PLANS.index("| Plan |"), PLANS.index("\n\nAfter")), header),
+    )
+    first = next(c for c in chunks if "| Plan |" in c.text)
+    row = next(c for c in chunks if "| Plan 30 |" in c.text)
+    after = next(c for c in chunks if "After the table." in c.text)
+    headers = TableHeaders.of(doc)
+    assert headers.for_span(row.start, row.end) == (header,)
+    assert headers.for_span(first.start, first.end) == ()  # the header is in the hit already
+    if "| Plan" not in after.text:
+        assert headers.for_span(after.start, after.end) == ()  # no table rows in it
+
+    hits = [Hit(1, row.index, 1.0, "x"), Hit(2, row.index + 1, 0.9, "x")]
+    pieces = context_pieces(hits, chunks, doc=doc, table_headers=True)
+    assert doc.text[pieces[0].start : pieces[0].end] == "| Plan | Refund window | Notice |"
+    assert pieces[0].headers == (header,) and pieces[0].chunk_indices == ()
+    assert pieces[0].ranks == (1, 2)  # brought by both hits, sent once
+    assert [p.chunk_indices for p in pieces[1:]] == [(row.index, row.index + 1)]
+    assert context_pieces(hits, chunks, doc=doc) == pieces[1:]  # off: only the rows
+
+
 # --------------------------------------------------------------------------- passages
 
 

@@ -263,6 +263,43 @@ def test_structure_keeps_tables_and_code_whole_and_glues_headings() -> None:
             assert not re.search(r"(^|\n)#+ [^\n]*$", c.text), c.text
 
 
+GLUE = (
+    "# Install\n\nThe tool runs on any machine with Python three.\n\n"
+    "To install it, run the following command:\n\n"
+    "```sh\npip install tool\n```\n\n"
+    "The command puts the tool on your path.\n\n"
+    "It needs these three things:\n\n"
+    "- a network connection\n- a writable home folder\n- twenty megabytes of disk space\n\n"
+    "That is all it needs.\n"
+)
+
+
+def test_structure_keeps_a_lead_in_with_what_it_introduces() -> None:
+    """A chunk ends at a block boundary that separates nothing that belongs together: not after
+    a lead-in ending in ':', not between two items of a list, not between a code block and the
+    paragraph after it, as long as another block boundary is within reach."""
+    doc = make_doc(GLUE, kind="markdown", name="glue.md")
+    texts = [c.text for c in split(doc, ChunkSettings("structure", "words", 22, 0))]
+    assert texts == [
+        "# Install\n\nThe tool runs on any machine with Python three.",
+        "To install it, run the following command:\n\n```sh\npip install tool\n```\n\n"
+        "The command puts the tool on your path.",
+        "It needs these three things:\n\n- a network connection\n- a writable home folder\n"
+        "- twenty megabytes of disk space",
+        "That is all it needs.",
+    ]
+
+
+def test_structure_cuts_inside_glued_blocks_only_when_nothing_else_is_in_reach() -> None:
+    doc = make_doc(GLUE, kind="markdown", name="glue.md")
+    chunks = split(doc, ChunkSettings("structure", "words", 9, 0))
+    for c in chunks:
+        assert c.size <= 9
+        assert not {"code_split", "hard_cut"} & set(c.flags), c  # a glued cut, not one inside
+    assert any(c.text == "To install it, run the following command:" for c in chunks)
+    assert any(c.text.startswith("```sh") and c.text.endswith("```") for c in chunks)
+
+
 def test_structure_splits_an_oversize_table_on_rows_and_flags_it() -> None:
     rows = "".join(f"| row {i} | value {i} |\n" for i in range(30))
     text = "# T\n\n| Name | Value |\n|---|---|\n" + rows
