@@ -477,9 +477,13 @@ def test_explorer_state_sets_every_key_the_main_page_reads() -> None:
         "neighbours": 1,
         "section": False,
         "merge": True,
+        "table_headers": False,
         "chunk": None,
         "page": 1,
     }
+    # table headers are charged to the budget on the merged context: the page merges too
+    keys = compare.explorer_state(replace(cfg, neighbours=0, table_headers=True))
+    assert (keys["table_headers"], keys["merge"], keys["neighbours"]) == (True, True, 0)
 
 
 # --------------------------------------------------------------------------- query sets

@@ -512,3 +512,31 @@ def test_embedding_hands_missing_texts_to_the_model_longest_first() -> None:
     assert [row[0] for row in out] == [1, 3, 14, 2, 3]  # rows in the caller's order
     emb.embed(texts)
     assert model.batches == [["ccc", "bb", "a"]]  # nothing missing: the model is not called
+
+
+def test_a_hit_on_table_rows_brings_the_table_header() -> None:
+    guide = "writing-guide.md"
+    at = open_app(retriever="bm25", splitter="structure", unit="tokens", size=64, overlap=0)
+    at.selectbox(key="source").set_value(guide).run()
+    question_box(at, guide).set_value("Which strategy is good for recall on short facts?").run()
+    assert_no_exception(at)
+    note = next(m.value for m in at.markdown if m.value.startswith("An LLM would receive"))
+    assert note.endswith("with the header rows of 1 table.")
+    html = doc_html(at)
+    assert re.search(r'title="table header for #\d', html)
+
+    doc = load_path(SAMPLES / guide)
+    chunks = split(doc, ChunkSettings("structure", "tokens", 64, 0))
+    ranking = ChunkIndex(chunks).rank("Which strategy is good for recall on short facts?", "bm25")
+    pieces = context_pieces(
+        ranking[: at.slider(key="k").value], chunks, doc=doc, table_headers=True
+    )
+    n = context_tokens(pieces, doc.text, get_measure("tokens").count)
+    assert f"**{n:,} tokens** (cl100k)" in note
+    [(hs, he)] = [h for p in pieces for h in p.headers]
+    assert doc.text[hs:he].startswith("| Strategy") and doc.text[hs:he].endswith("|")
+
+    at.toggle(key="table_headers").set_value(False).run()
+    note = next(m.value for m in at.markdown if m.value.startswith("An LLM would receive"))
+    assert "header rows" not in note
+    assert 'title="table header for' not in doc_html(at)
