@@ -1,12 +1,14 @@
 """Which configuration retrieves the evidence? ``python -m explorer.bench_eval``.
 
 Evaluates our configurations against common ones, all with the bundled all-MiniLM-L6-v2 where a
-model is used, on three query sets (default: ours and chroma):
+model is used, on five query sets (default: ours and chroma):
 
 * ``queries/boundary-questions.json`` — our 75 boundary questions over the samples and the
   shared corpus (written by this project);
-* ``queries/holdout-questions.json`` — 76 more boundary questions of the same kinds, written
-  afterwards by someone who saw no retrieval results (``--sets holdout``);
+* ``queries/holdout-questions.json``, ``holdout2-questions.json`` and ``holdout3-questions.json``
+  — 76, 72 and 60 more boundary questions of the same kinds, each written afterwards by someone
+  who saw no retrieval results (``--sets holdout,holdout2,holdout3``; holdout3 after the default
+  was frozen, a third of it on Chroma's documents);
 * ``../shared/benchmarks/chroma-chunking-eval/questions.json`` — 472 questions with exact
   evidence spans from Chroma's chunking research (not written by us: the generality check).
 
