@@ -118,7 +118,11 @@ def recommended_for(retriever: str) -> EvalConfig:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m explorer.bench_eval", description=__doc__)
-    parser.add_argument("--sets", default="ours,chroma", help="query sets: ours, holdout, holdout2, holdout3, chroma")
+    parser.add_argument(
+        "--sets",
+        default="ours,chroma",
+        help="query sets: ours, holdout, holdout2, holdout3, chroma",
+    )
     parser.add_argument("--retrievers", default="bm25,hybrid", help="bm25, dense, hybrid")
     parser.add_argument("--only", default="", help="run only candidates whose name has this")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
