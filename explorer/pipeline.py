@@ -391,7 +391,7 @@ RETRIEVER_HELP = (
 )
 TABLE_HEADERS_HELP = (
     "A hit on a table's rows also sends the table's header rows, which say what its columns "
-    "mean. They are sent once per table and count towards the context's tokens."
+    "mean. They count towards the context's tokens (once per table when hits are merged)."
 )
 DENSE_HELP = (
     f"**passages**: the document's sentences, packed to at most {PASSAGE_TOKENS} tokens, are "
