@@ -21,6 +21,7 @@ table for the README. Embedding takes minutes on 2 cores: ``--retrievers bm25`` 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -31,6 +32,7 @@ from explorer.evaluation import (
     RECOMMENDED,
     EvalConfig,
     EvalReport,
+    QueryResult,
     Workspace,
     chunks_from_texts,
     evaluate,
@@ -127,18 +129,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="run only candidates whose name has this")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument(
+        "--by-kind",
+        action="store_true",
+        help="also print coverage at 512 / 1,024 tokens for each kind of question",
+    )
+    parser.add_argument(
         "--embedding-cache",
         metavar="FILE",
         help="read vectors from this .npz if it exists, and write every vector made back to it",
     )
     args = parser.parse_args(argv)
     rows: list[tuple[str, str, str, EvalReport, float]] = []
+    kinds: dict[str, dict[str, str]] = {}
     for set_name in args.sets.split(","):
         qpath, docs = QUERY_SETS[set_name]
         if not qpath.is_file():
             print(f"error: query set {qpath} is missing", file=sys.stderr)
             return 2
         queries = load_queries(qpath)
+        kinds[set_name] = kinds_of(qpath)
         ws = Workspace(docs)  # one per set: embeddings are shared across configurations
         cache = Path(args.embedding_cache) if args.embedding_cache else None
         if cache is not None and cache.is_file() and args.retrievers != "bm25":
@@ -155,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
                     ws.embedder().save(cache)
                 if not args.markdown:
                     _print_row(rows[-1])
+                    if args.by_kind:
+                        for kind, (n, c512, c1024) in by_kind(report, kinds[set_name]).items():
+                            print(f"    {kind:20s} n={n:3d} c@512={c512:.3f} c@1024={c1024:.3f}")
     if args.markdown:
         print(
             "| query set | retriever | configuration | chunks | coverage@1 | coverage@5 "
@@ -167,7 +179,39 @@ def main(argv: list[str] | None = None) -> int:
                 f"| {set_name} ({r.counts()['queries']}) | {retriever} | {name} | {r.chunks} "
                 f"| {ck[1]:.3f} | {ck[5]:.3f} | {cb[512]:.3f} | {cb[1024]:.3f} |"
             )
+        if args.by_kind:
+            print("\n| query set | retriever | configuration | kind | questions ", end="")
+            print("| 512 tok | 1024 tok |")
+            print("|---|---|---|---|---:|---:|---:|")
+            for set_name, retriever, name, r, _dt in rows:
+                for kind, (n, c512, c1024) in by_kind(r, kinds[set_name]).items():
+                    print(
+                        f"| {set_name} | {retriever} | {name} | {kind} | {n} "
+                        f"| {c512:.3f} | {c1024:.3f} |"
+                    )
     return 0
+
+
+def kinds_of(path: Path) -> dict[str, str]:
+    """Each question's ``kind`` (the query-set field the loader ignores), by id."""
+    items = json.loads(path.read_text(encoding="utf-8"))
+    return {str(i["id"]): str(i.get("kind") or "(none)") for i in items if isinstance(i, dict)}
+
+
+def by_kind(report: EvalReport, kinds: dict[str, str]) -> dict[str, tuple[int, float, float]]:
+    """Per kind, in name order: scored questions, coverage at 512 and at 1,024 tokens."""
+    groups: dict[str, list[QueryResult]] = {}
+    for r in report.results:
+        if r.scored:
+            groups.setdefault(kinds.get(r.query.id, "(none)"), []).append(r)
+    return {
+        kind: (
+            len(rs),
+            sum(r.covered_at_budget[512] for r in rs) / len(rs),
+            sum(r.covered_at_budget[1024] for r in rs) / len(rs),
+        )
+        for kind, rs in sorted(groups.items())
+    }
 
 
 def _print_row(row: tuple[str, str, str, EvalReport, float]) -> None:

@@ -284,3 +284,32 @@ def test_table_headers_cover_a_row_question_and_are_charged_to_the_budget() -> N
     assert r.covered_at_k == {1: True}
     assert r.covered_at_budget == {cost - 1: False, cost: True}
     assert with_headers.to_json()["per_query"][0]["hits"][0]["table_headers"] == [list(header)]
+
+
+def test_bench_eval_slices_coverage_by_kind(tmp_path: Path) -> None:
+    from explorer.bench_eval import by_kind, kinds_of
+
+    items = [
+        {"id": "a", "doc": "refund-policy.md", "query": "refund period", "kind": "rule"},
+        {"id": "b", "doc": "refund-policy.md", "query": "x", "kind": "rule"},
+        {"id": "c", "doc": "refund-policy.md", "query": "y"},
+    ]
+    path = tmp_path / "q.json"
+    path.write_text(json.dumps(items))
+    assert kinds_of(path) == {"a": "rule", "b": "rule", "c": "(none)"}
+    queries = [
+        Query("a", "refund-policy.md", "How long for a refund?", ("within seven days",)),
+        Query("b", "refund-policy.md", "zzz", ("We answer within two working days.",)),
+        Query("c", "refund-policy.md", "anything", ("this phrase is nowhere",)),  # not scored
+    ]
+    report = evaluate(
+        queries, Workspace(SAMPLES), EvalConfig(retriever="bm25"), budgets=[512, 1024]
+    )
+    covered = [r.covered_at_budget[512] for r in report.results[:2]]
+    assert by_kind(report, kinds_of(path)) == {
+        "rule": (
+            2,
+            sum(covered) / 2,
+            sum(r.covered_at_budget[1024] for r in report.results[:2]) / 2,
+        )
+    }
