@@ -504,17 +504,17 @@ with ask_col:
     )
     row = st.columns(3)
     row[0].toggle(
-        "Widen each hit to its section",
+        "Widen to section",
         key="section",
         help="Send the whole section (heading to the next heading of its level) around a hit.",
     )
     row[1].toggle(
-        "Merge overlapping/adjacent hits",
+        "Merge touching hits",
         key="merge",
         help="Send text shared by hits (overlap, touching chunks, shared neighbours) once.",
     )
     row[2].toggle(
-        "Bring table headers",
+        "Table headers",
         key="table_headers",
         help=pipeline.TABLE_HEADERS_HELP,
     )
@@ -711,7 +711,25 @@ with doc_col:
         focus = selected if selected is not None else hits[0].index if hits else None
         window = render.window(doc.text, None if focus is None else chunks[focus].start)
         if not window.whole:
-            st.caption(pipeline.window_note(window, chunks))
+            earlier, later = pipeline.window_steps(window, chunks)
+            nav = st.columns([2, 7, 2], vertical_alignment="center")
+            nav[0].button(
+                "◀ Earlier",
+                key="window_earlier",
+                on_click=go_to_hit,
+                args=(earlier, None),
+                disabled=earlier is None,
+                help="Select the chunk just before this part of the document",
+            )
+            nav[1].caption(pipeline.window_note(window, chunks))
+            nav[2].button(
+                "Later ▶",
+                key="window_later",
+                on_click=go_to_hit,
+                args=(later, None),
+                disabled=later is None,
+                help="Select the chunk just after this part of the document",
+            )
         with st.container(height=720, key="doc_view"):
             st.html(
                 document_html(

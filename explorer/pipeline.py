@@ -306,11 +306,26 @@ def scroll_script(index: int) -> str:
     return _SCROLL_JS.replace("INDEX", str(int(index)))
 
 
+def window_steps(window: render.Window, chunks: Sequence[Chunk]) -> tuple[int | None, int | None]:
+    """The chunks to pick to move a long document's window back or on by about two thirds of its
+    length (a picked chunk is drawn a third of the way down its window, see
+    :func:`render.window`): the last chunk starting at or before a third of a window before this
+    one, and the first starting at or after its end. ``None`` at either end of the document."""
+    starts = [c.start for c in chunks]
+    back = window.start - (window.end - window.start) // 3
+    before = max(bisect.bisect_right(starts, back) - 1, 0)
+    after = bisect.bisect_left(starts, window.end)
+    return (
+        before if window.start > 0 and chunks and starts[before] < window.start else None,
+        after if window.end < window.total and after < len(chunks) else None,
+    )
+
+
 def window_note(
     window: render.Window,
     chunks: Sequence[Chunk],
     *,
-    how: str = "Pick a chunk, here or in the table, to move the window.",
+    how: str = "Pick a chunk, here or in the table, or step with Earlier and Later.",
 ) -> str:
     """What a drawn window of a long document shows (chunks counted in ``chunks``), and ``how``
     to move it (Markdown)."""

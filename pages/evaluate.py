@@ -542,7 +542,7 @@ def config_inputs(side: str) -> EvalConfig | None:
     left, right = st.columns(2)
     left.toggle("Prefix heading path", key=p + "prefix", help=PREFIX_HELP)
     right.toggle("Merge adjacent hits", key=p + "merge", help=MERGE_HELP)
-    left.toggle("Bring table headers", key=p + "headers", help=pipeline.TABLE_HEADERS_HELP)
+    left.toggle("Table headers", key=p + "headers", help=pipeline.TABLE_HEADERS_HELP)
     try:
         return EvalConfig(
             settings=ChunkSettings(
@@ -877,7 +877,7 @@ if tab_sweep.open:
         with cols[2]:
             st.toggle("Prefix heading path", key="sw_prefix", help=PREFIX_HELP)
             st.toggle("Merge adjacent hits", key="sw_merge", help=MERGE_HELP)
-            st.toggle("Bring table headers", key="sw_headers", help=pipeline.TABLE_HEADERS_HELP)
+            st.toggle("Table headers", key="sw_headers", help=pipeline.TABLE_HEADERS_HELP)
         grid_error: str | None = None
         cells: list[tuple[int, int]] = []
         base: EvalConfig | None = None

@@ -122,3 +122,31 @@ def test_a_long_document_window_follows_the_picked_chunk() -> None:
     assert 'class="ce-badge ce-selected"' in html
     [note] = [c.value for c in at.caption if c.value.startswith("A long document")]
     assert f"of {len(text):,}" in note and "Pick a chunk" in note
+
+
+def test_earlier_and_later_step_a_long_document_window() -> None:
+    text = "# Long\n\n" + "".join(
+        f"Paragraph {i} is about topic number {i} and nothing else.\n\n" for i in range(6000)
+    )
+    at = open_app(timeout=TIMEOUT, **CHUNK_VIEW)
+    upload(at, "long.md", text.encode())
+    assert at.button(key="window_earlier").disabled  # at the start: nothing earlier
+    shown = []
+    for _ in range(3):
+        at.button(key="window_later").click().run()
+        assert not at.exception
+        [note] = window_notes(at)
+        shown.append(int(note.split("showing characters ")[1].split("–")[0].replace(",", "")))
+    assert shown == sorted(shown) and len(set(shown)) == 3  # each step moves on
+    step = shown[2] - shown[1]
+    assert render.WINDOW_CHARS // 2 < step < render.WINDOW_CHARS  # about two thirds: overlapping
+    at.button(key="window_earlier").click().run()
+    [note] = window_notes(at)
+    back = int(note.split("showing characters ")[1].split("–")[0].replace(",", ""))
+    assert shown[1] - render.WINDOW_CHARS // 4 < back < shown[2]  # back by about one step
+    for _ in range(20):  # to the end: Later is disabled there, the last paragraph drawn
+        if at.button(key="window_later").disabled:
+            break
+        at.button(key="window_later").click().run()
+    assert at.button(key="window_later").disabled
+    assert "Paragraph 5999 " in drawn(at)
