@@ -1,14 +1,14 @@
 """Which configuration retrieves the evidence? ``python -m explorer.bench_eval``.
 
 Evaluates our configurations against common ones, all with the bundled all-MiniLM-L6-v2 where a
-model is used, on five query sets (default: ours and chroma):
+model is used, on six query sets (default: ours and chroma):
 
 * ``queries/boundary-questions.json`` — our 75 boundary questions over the samples and the
   shared corpus (written by this project);
-* ``queries/holdout-questions.json``, ``holdout2-questions.json`` and ``holdout3-questions.json``
-  — 76, 72 and 60 more boundary questions of the same kinds, each written afterwards by someone
-  who saw no retrieval results (``--sets holdout,holdout2,holdout3``; holdout3 after the default
-  was frozen, a third of it on Chroma's documents);
+* ``queries/holdout-questions.json`` and ``holdout2``/``holdout3``/``holdout4-questions.json`` —
+  76, 72, 60 and 60 more boundary questions of the same kinds, each written afterwards by someone
+  who saw no retrieval results (``--sets holdout,holdout2,holdout3,holdout4``; the last two after
+  the default was frozen, mostly on Chroma's documents);
 * ``../shared/benchmarks/chroma-chunking-eval/questions.json`` — 472 questions with exact
   evidence spans from Chroma's chunking research (not written by us: the generality check).
 
@@ -47,6 +47,7 @@ QUERY_SETS = {
     "holdout": (REPO / "queries" / "holdout-questions.json", REPO / "queries" / "docs"),
     "holdout2": (REPO / "queries" / "holdout2-questions.json", REPO / "queries" / "docs"),
     "holdout3": (REPO / "queries" / "holdout3-questions.json", REPO / "queries" / "docs"),
+    "holdout4": (REPO / "queries" / "holdout4-questions.json", REPO / "queries" / "docs"),
     "chroma": (
         SHARED / "benchmarks" / "chroma-chunking-eval" / "questions.json",
         SHARED / "benchmarks" / "chroma-chunking-eval" / "docs",
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sets",
         default="ours,chroma",
-        help="query sets: ours, holdout, holdout2, holdout3, chroma",
+        help="query sets: ours, holdout, holdout2, holdout3, holdout4, chroma",
     )
     parser.add_argument("--retrievers", default="bm25,hybrid", help="bm25, dense, hybrid")
     parser.add_argument("--only", default="", help="run only candidates whose name has this")
