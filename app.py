@@ -713,23 +713,19 @@ with doc_col:
         if not window.whole:
             earlier, later = pipeline.window_steps(window, chunks)
             nav = st.columns([2, 7, 2], vertical_alignment="center")
-            nav[0].button(
-                "◀ Earlier",
-                key="window_earlier",
-                on_click=go_to_hit,
-                args=(earlier, None),
-                disabled=earlier is None,
-                help="Select the chunk just before this part of the document",
-            )
             nav[1].caption(pipeline.window_note(window, chunks))
-            nav[2].button(
-                "Later ▶",
-                key="window_later",
-                on_click=go_to_hit,
-                args=(later, None),
-                disabled=later is None,
-                help="Select the chunk just after this part of the document",
-            )
+            for col, label, step, where in (
+                (nav[0], "◀ Earlier", earlier, "before"),
+                (nav[2], "Later ▶", later, "after"),
+            ):
+                col.button(
+                    label,
+                    key=f"window_{label.strip('◀▶ ').lower()}",
+                    on_click=go_to_hit,
+                    args=(step, None),
+                    disabled=step is None,
+                    help=f"Select the chunk just {where} this part of the document",
+                )
         with st.container(height=720, key="doc_view"):
             st.html(
                 document_html(

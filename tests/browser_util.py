@@ -105,6 +105,31 @@ def browser() -> Iterator[Any]:
             b.close()
 
 
+def require_chromium() -> None:
+    """Skip the calling test module when the system Chromium is missing; under ``CI=true`` fail
+    instead, so that a browser test never passes by not running."""
+    import pytest
+
+    if CHROMIUM.exists():
+        return
+    message = f"{CHROMIUM} is missing; install it with: apt-get install -y chromium"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message, allow_module_level=True)
+
+
+def app_url_fixture() -> Iterator[str]:
+    """The app started once for a test module (use as ``app_url = pytest.fixture(...)``)."""
+    with running_app() as url:
+        yield url
+
+
+def chromium_fixture() -> Iterator[Any]:
+    """One browser for a test module."""
+    with browser() as b:
+        yield b
+
+
 def wait_for_app(page: Any, timeout: float = 60_000) -> None:
     """Wait until the script has finished running (no "Running..." status widget)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)

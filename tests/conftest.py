@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from explorer.documents import Document, load_path, markdown_structure
+from explorer.splitters import Chunk
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_docs"
@@ -46,6 +48,25 @@ def make_doc(text: str, *, kind: str = "text", name: str = "t.txt") -> Document:
 
 
 _loaded: dict[Path, Document] = {}
+
+
+def make_chunks(text: str, spans: Iterable[tuple[int, int]]) -> list[Chunk]:
+    """Chunks of ``text`` at ``spans``, numbered in order (no splitter involved)."""
+    return [
+        Chunk(
+            id=f"c{i}",
+            index=i,
+            start=s,
+            end=e,
+            text=text[s:e],
+            size=e - s,
+            overlap=0,
+            heading_path=(),
+            page_start=None,
+            page_end=None,
+        )
+        for i, (s, e) in enumerate(spans)
+    ]
 
 
 def load_cached(path: Path) -> Document:

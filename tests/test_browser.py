@@ -9,7 +9,6 @@ rectangles on the PDF page image, and that hostile Markdown stays inert. Screens
 from __future__ import annotations
 
 import io
-import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,10 +17,10 @@ import pytest
 from explorer import pipeline
 from tests.browser_util import (
     ARTIFACTS,
-    CHROMIUM,
-    browser,
+    app_url_fixture,
     choose,
-    running_app,
+    chromium_fixture,
+    require_chromium,
     screenshot,
     set_number,
     wait_for_app,
@@ -31,23 +30,9 @@ from tests.conftest import SAMPLES
 
 pytestmark = pytest.mark.browser
 
-if not CHROMIUM.exists():  # pragma: no cover - depends on the machine
-    message = f"{CHROMIUM} is missing; install it with: apt-get install -y chromium"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message, allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
-    with running_app() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    with browser() as b:
-        yield b
+require_chromium()
+app_url = pytest.fixture(scope="module", name="app_url")(app_url_fixture)
+chromium = pytest.fixture(scope="module", name="chromium")(chromium_fixture)
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ from explorer.evaluation import (
     sweep,
 )
 from explorer.splitters import Chunk, ChunkSettings, split
-from tests.conftest import REPO, make_doc
+from tests.conftest import REPO, make_chunks, make_doc
 
 QUERIES = REPO / "queries" / "boundary-questions.json"
 DOCS = REPO / "queries" / "docs"
@@ -53,22 +53,7 @@ STRUCTURE_256 = EvalConfig(
 
 def chunks_at(text: str, cuts: Sequence[int]) -> list[Chunk]:
     """Chunks of ``text`` starting at ``cuts`` (each running to the next cut)."""
-    ends = [*cuts[1:], len(text)]
-    return [
-        Chunk(
-            id=f"c{i}",
-            index=i,
-            start=s,
-            end=e,
-            text=text[s:e],
-            size=e - s,
-            overlap=0,
-            heading_path=(),
-            page_start=None,
-            page_end=None,
-        )
-        for i, (s, e) in enumerate(zip(cuts, ends, strict=True))
-    ]
+    return make_chunks(text, zip(cuts, [*cuts[1:], len(text)], strict=True))
 
 
 @pytest.fixture(scope="module")

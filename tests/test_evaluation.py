@@ -236,6 +236,7 @@ def test_eval_cli_defaults_are_the_recommended_configuration() -> None:
     assert (changed.merge, changed.neighbours, changed.dense) == (False, 1, "chunks")
     assert (changed.settings.size, changed.settings.overlap) == (128, 0)
     assert changed.settings.splitter == RECOMMENDED.settings.splitter
+    assert RECOMMENDED.table_headers and not config("--table-headers", "off").table_headers
 
 
 def test_a_workspace_evaluates_documents_loaded_in_memory(tmp_path: Path) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -25,15 +24,20 @@ from urllib.parse import urlsplit
 import pytest
 
 from explorer import render
-from tests.browser_util import CHROMIUM, browser, running_app, screenshot, wait_for_app, wait_idle
+from tests.browser_util import (
+    app_url_fixture,
+    chromium_fixture,
+    require_chromium,
+    screenshot,
+    wait_for_app,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.browser
 
-if not CHROMIUM.exists():  # pragma: no cover - depends on the machine
-    message = f"{CHROMIUM} is missing; install it with: apt-get install -y chromium"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message, allow_module_level=True)
+require_chromium()
+app_url = pytest.fixture(scope="module", name="app_url")(app_url_fixture)
+chromium = pytest.fixture(scope="module", name="chromium")(chromium_fixture)
 
 OUTSIDE = "203.0.113.1"  # TEST-NET-3: never routed, and every request to it is aborted anyway
 PWN = "window.__pwned=1"
@@ -111,18 +115,6 @@ FORBIDDEN_TAGS = (
 
 
 # --------------------------------------------------------------------------- fixtures
-
-
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
-    with running_app() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    with browser() as b:
-        yield b
 
 
 class Session:

@@ -23,7 +23,7 @@ from explorer.evidence import Evidence, check, locate, union, verdict
 from explorer.measures import get_measure
 from explorer.retrieval import ContextPiece, Hit, context_pieces, section_span
 from explorer.splitters import Chunk, ChunkSettings, split
-from tests.conftest import make_doc
+from tests.conftest import make_chunks, make_doc
 
 Span = tuple[int, int]
 
@@ -84,24 +84,6 @@ def ref_locate(phrase: str, text: str) -> list[Span]:
 
 def chars(spans: Sequence[Span]) -> set[int]:
     return {i for s, e in spans for i in range(s, e)}
-
-
-def make_chunks(text: str, spans: Sequence[Span]) -> list[Chunk]:
-    return [
-        Chunk(
-            id=f"c{i}",
-            index=i,
-            start=s,
-            end=e,
-            text=text[s:e],
-            size=e - s,
-            overlap=0,
-            heading_path=(),
-            page_start=None,
-            page_end=None,
-        )
-        for i, (s, e) in enumerate(spans)
-    ]
 
 
 @st.composite
