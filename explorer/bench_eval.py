@@ -48,6 +48,7 @@ QUERY_SETS = {
     "holdout2": (REPO / "queries" / "holdout2-questions.json", REPO / "queries" / "docs"),
     "holdout3": (REPO / "queries" / "holdout3-questions.json", REPO / "queries" / "docs"),
     "holdout4": (REPO / "queries" / "holdout4-questions.json", REPO / "queries" / "docs"),
+    "holdout5": (REPO / "queries" / "holdout5-questions.json", REPO / "queries" / "docs"),
     "chroma": (
         SHARED / "benchmarks" / "chroma-chunking-eval" / "questions.json",
         SHARED / "benchmarks" / "chroma-chunking-eval" / "docs",

@@ -34,7 +34,15 @@ from explorer.documents import Document, load_path
 from explorer.errors import ExplorerError, SettingsError
 from explorer.evidence import Span, locate, union
 from explorer.measures import Units, get_measure
-from explorer.retrieval import DENSE_SOURCES, RETRIEVERS, ChunkIndex, Hit, TableHeaders
+from explorer.retrieval import (
+    CARRY,
+    DENSE_SOURCES,
+    RETRIEVERS,
+    ChunkIndex,
+    Hit,
+    TableHeaders,
+    check_carry,
+)
 from explorer.splitters import Chunk, ChunkSettings, split
 
 DEFAULT_KS = (1, 3, 5)
@@ -146,12 +154,16 @@ class EvalConfig:
     table_headers: bool = False
     """A hit on a table's rows brings the table's header rows into the context too (their
     tokens are spent from the budget, once per table)."""
+    carry: float = 0.0
+    """Each chunk's score gains this share of the previous chunk's (see
+    :func:`explorer.retrieval.carried`); 0 ranks by the chunks' own scores."""
     chunker: Callable[[Document], list[Chunk]] | None = field(default=None, compare=False)
     """Another library's splitter, for comparisons (``settings`` is then ignored)."""
     label: str = ""
     """A name for the configuration in reports (required with ``chunker``)."""
 
     def __post_init__(self) -> None:
+        check_carry(self.carry)
         if self.neighbours < 0:
             raise SettingsError(f"neighbours must be 0 or more, got {self.neighbours}")
         if self.retriever not in RETRIEVERS:
@@ -182,6 +194,7 @@ class EvalConfig:
                 "neighbours": self.neighbours,
                 "merge": self.merges,
                 "table_headers": self.table_headers,
+                "carry": self.carry,
             }
         return {
             "splitter": s.splitter,
@@ -196,6 +209,7 @@ class EvalConfig:
             "neighbours": self.neighbours,
             "merge": self.merges,
             "table_headers": self.table_headers,
+            "carry": self.carry,
             "model": (self.model or "all-MiniLM-L6-v2") if self.retriever != "bm25" else None,
         }
 
@@ -207,6 +221,7 @@ RECOMMENDED = EvalConfig(
     heading_prefix=False,
     merge=True,
     table_headers=True,
+    carry=CARRY,
 )
 """The configuration the README recommends: the best coverage at 512 and 1,024 tokens on our
 query set, and the best at 512 on Chroma's benchmark, among those measured
@@ -536,7 +551,7 @@ def evaluate(
             progress(n, len(queries), q.id)
         doc = workspace.document(q.doc)
         index = workspace.index(q.doc, config)
-        ranking = index.rank(q.query, config.retriever)
+        ranking = index.rank(q.query, config.retriever, carry=config.carry)
         chunks = index.chunks
         tokens = tuple(workspace.tokens(chunks[h.index]) for h in ranking)
         costs: list[int] | None = None
