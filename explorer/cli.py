@@ -30,8 +30,10 @@ from explorer.evaluation import (
 )
 from explorer.export import chunk_record, manifest
 from explorer.measures import DEFAULT_ENCODING, UNITS
-from explorer.retrieval import DENSE_SOURCES, RETRIEVERS, ChunkIndex
+from explorer.retrieval import CARRY, DENSE_SOURCES, RETRIEVERS, ChunkIndex
 from explorer.splitters import SPLITTERS, ChunkSettings, split
+
+CARRY_HELP = "each chunk's score gains this share of the previous chunk's score"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -67,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_chunk_options(query)
     query.add_argument("--retriever", choices=RETRIEVERS, default="hybrid")
     query.add_argument("--k", type=int, default=5, help="how many chunks to retrieve (default 5)")
+    query.add_argument(
+        "--carry", type=float, default=CARRY, help=f"{CARRY_HELP} (default {CARRY:g}; 0 for none)"
+    )
     query.add_argument(
         "--evidence",
         action="append",
@@ -164,6 +169,7 @@ def _add_eval_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="a hit on a table's rows also brings the table's header rows (charged to the budget)",
     )
+    p.add_argument("--carry", type=float, default=None, help=f"{CARRY_HELP} (0 for none)")
     p.add_argument("--k", type=_int_list, default=[1, 3, 5], help="e.g. 1,3,5 (default)")
     p.add_argument("--budget", type=_int_list, default=[512, 1024], help="token budgets")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -191,7 +197,7 @@ def run_query(args: argparse.Namespace, settings: ChunkSettings) -> dict[str, ob
     index = ChunkIndex(
         chunks, embedder=emb, heading_prefix=args.heading_prefix, doc=doc, dense=args.dense
     )
-    ranking = index.rank(args.question, args.retriever)
+    ranking = index.rank(args.question, args.retriever, carry=args.carry)
     hits = ranking[: args.k]
     tokens = get_measure("tokens")
     context = [(chunks[h.index].start, chunks[h.index].end) for h in hits]
@@ -205,6 +211,7 @@ def run_query(args: argparse.Namespace, settings: ChunkSettings) -> dict[str, ob
             "model": args.model if emb else None,
             "dense": args.dense if args.retriever != "bm25" else None,
             "heading_prefix": args.heading_prefix,
+            "carry": args.carry,
         },
         "hits": [
             {
@@ -214,6 +221,7 @@ def run_query(args: argparse.Namespace, settings: ChunkSettings) -> dict[str, ob
                 "start": chunks[h.index].start,
                 "end": chunks[h.index].end,
                 "score": round(h.score, 6),
+                "carried": round(h.carried, 6),
                 "tokens": tokens.count(chunks[h.index].text),
             }
             for h in hits
@@ -263,6 +271,7 @@ def eval_config_from(args: argparse.Namespace) -> EvalConfig:
         table_headers=(
             base.table_headers if args.table_headers is None else args.table_headers == "on"
         ),
+        carry=base.carry if args.carry is None else args.carry,
     )
 
 
@@ -278,7 +287,8 @@ def _print_report(report: EvalReport, out: TextIO) -> None:
     cfg = report.config.describe()
     out.write(
         f"{cfg['splitter']} {cfg['unit']} size={cfg['size']} overlap={cfg['overlap']} "
-        f"retriever={cfg['retriever']} heading_prefix={cfg['heading_prefix']}\n"
+        f"retriever={cfg['retriever']} heading_prefix={cfg['heading_prefix']} "
+        f"carry={cfg['carry']:g}\n"
         f"{c['queries']} queries ({c['scored_queries']} scored), {c['evidence_phrases']} evidence "
         f"phrases ({c['not_located']} not located), {c['chunks']} chunks\n"
     )

@@ -507,6 +507,7 @@ class EvalReport:
                             "start": sp[0],
                             "end": sp[1],
                             "score": round(h.score, 6),
+                            "carried": round(h.carried, 6),
                             "tokens": t,
                             **(
                                 {"table_headers": [list(x) for x in r.extra_spans[i]]}

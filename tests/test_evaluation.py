@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.errors import SettingsError
 from explorer.evaluation import (
     RECOMMENDED,
     EvalConfig,
@@ -25,6 +26,7 @@ from explorer.evaluation import (
     score_query,
     sweep,
 )
+from explorer.retrieval import CARRY
 from explorer.splitters import ChunkSettings
 from tests.conftest import SAMPLES
 
@@ -237,6 +239,7 @@ def test_eval_cli_defaults_are_the_recommended_configuration() -> None:
     assert (changed.settings.size, changed.settings.overlap) == (128, 0)
     assert changed.settings.splitter == RECOMMENDED.settings.splitter
     assert RECOMMENDED.table_headers and not config("--table-headers", "off").table_headers
+    assert RECOMMENDED.carry == CARRY and config("--carry", "0").carry == 0.0
 
 
 def test_a_workspace_evaluates_documents_loaded_in_memory(tmp_path: Path) -> None:
@@ -314,3 +317,36 @@ def test_bench_eval_slices_coverage_by_kind(tmp_path: Path) -> None:
             sum(r.covered_at_budget[1024] for r in report.results[:2]) / 2,
         )
     }
+
+
+def test_carry_brings_the_exception_into_the_top_two() -> None:
+    from explorer.documents import load_document
+
+    text = (
+        "Shipping is free for orders over fifty euros.\n\n"
+        "Refunds are available within seven days of purchase.\n\n"
+        "This does not apply to downloaded materials.\n\n"
+        "Gift cards are valid until spent, whatever the purchase."
+    )
+    doc = load_document(text.encode(), name="policy.md")
+    q = Query(
+        "r1",
+        "policy.md",
+        "How many days after purchase can I get a refund?",
+        ("within seven days", "does not apply to downloaded materials"),
+    )
+    ws = Workspace(None, documents={"policy.md": doc})
+    settings = ChunkSettings(splitter="recursive", unit="words", size=10)
+    plain = EvalConfig(settings, retriever="bm25", heading_prefix=False, merge=True)
+    carried = EvalConfig(settings, retriever="bm25", heading_prefix=False, merge=True, carry=0.3)
+    assert carried.describe()["carry"] == 0.3 and plain.describe()["carry"] == 0.0
+    without = evaluate([q], ws, plain, ks=[1, 2], budgets=[25])
+    with_carry = evaluate([q], ws, carried, ks=[1, 2], budgets=[25])
+    assert without.coverage_at_k == {1: 0.0, 2: 0.0}
+    assert with_carry.coverage_at_k == {1: 0.0, 2: 1.0}
+    # the rule and its exception touch, so the two hits cost one stretch of text
+    assert with_carry.coverage_at_budget == {25: 1.0} and without.coverage_at_budget == {25: 0.0}
+    hit = with_carry.to_json()["per_query"][0]["hits"][1]
+    assert hit["carried"] > 0 and hit["score"] == pytest.approx(hit["carried"])  # all carried
+    with pytest.raises(SettingsError, match="carry must be between 0 and 1"):
+        EvalConfig(settings, carry=-0.5)

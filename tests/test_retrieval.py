@@ -15,7 +15,7 @@ from explorer import evidence
 from explorer.embeddings import BUNDLED_SHA256, file_sha256, verified_bundled_dir
 from explorer.errors import SettingsError
 from explorer.evaluation import chunks_from_texts
-from explorer.retrieval import ChunkIndex, Hit, embedded_text
+from explorer.retrieval import CARRY, ChunkIndex, Hit, embedded_text
 from explorer.splitters import ChunkSettings, semantic_breaks, split
 from tests.conftest import SAMPLES, load_cached, make_doc
 
@@ -206,13 +206,14 @@ def test_query_cli_prints_hits_evidence_and_config() -> None:
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert len(out["hits"]) == 1
-    assert {"rank", "id", "start", "end", "score", "tokens"} <= out["hits"][0].keys()
+    assert {"rank", "id", "start", "end", "score", "carried", "tokens"} <= out["hits"][0].keys()
     ev = {e["phrase"]: e for e in out["evidence"]}
     assert set(ev[EXCEPTION]) >= {
         "phrase", "found", "spans", "covered", "chunk_ids", "best_rank", "cut_by_boundary"
     }  # fmt: skip
     assert ev[EXCEPTION]["found"] and not ev[EXCEPTION]["covered"]
     assert out["config"]["retriever"] == "hybrid" and out["config"]["k"] == 1
+    assert out["config"]["carry"] == CARRY  # the recommended carry unless --carry says otherwise
     assert out["config"]["splitter"]["name"] == "fixed"
     assert out["verdict"].startswith("incomplete")
     bad = subprocess.run(
@@ -220,6 +221,11 @@ def test_query_cli_prints_hits_evidence_and_config() -> None:
         capture_output=True, timeout=300, check=False,
     )  # fmt: skip
     assert bad.returncode == 2 and b"--k must be at least 1" in bad.stderr
+    bad = subprocess.run(
+        [sys.executable, "-m", "explorer", "query", str(REFUND), "q", "--carry", "1.5"],
+        capture_output=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert bad.returncode == 2 and bad.stderr == b"error: carry must be between 0 and 1, got 1.5\n"
 
 
 # --------------------------------------------------------------------------- context
@@ -408,3 +414,42 @@ def test_the_embedding_cache_is_bounded_and_drops_the_oldest(model_embedder) -> 
     assert [small.cached(t) for t in texts] == [False, False, True, True, True]
     small.embed(["text 6"])
     assert not small.cached("text 3") and small.cached("text 6")
+
+
+def test_carried_adds_a_share_of_the_previous_chunks_own_score() -> None:
+    from explorer.retrieval import carried
+
+    assert carried([1.0, 0.0, -0.5, 0.2], 0.5) == [1.0, 0.5, -0.5, 0.2]  # a negative lifts nothing
+    # the chunk before passes on its own score, not what it was carried: one step only
+    assert carried([1.0, 0.0, 0.0], 0.5) == [1.0, 0.5, 0.0]
+    assert carried([0.3, 0.7], 0.0) == [0.3, 0.7]
+    assert carried([], 0.3) == []
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(SettingsError, match="carry must be between 0 and 1"):
+            carried([1.0], bad)
+
+
+def test_carry_lifts_the_exception_after_the_rule_it_completes() -> None:
+    text = (
+        "Shipping is free for orders over fifty euros.\n\n"
+        "Refunds are available within seven days of purchase.\n\n"
+        "This does not apply to downloaded materials.\n\n"
+        "Gift cards are valid until spent, whatever the purchase."
+    )
+    chunks = split(make_doc(text), ChunkSettings(splitter="recursive", unit="words", size=10))
+    assert [c.text.split()[0] for c in chunks] == ["Shipping", "Refunds", "This", "Gift"]
+    index = ChunkIndex(chunks)
+    question = "How many days after purchase can I get a refund?"
+    plain = index.rank(question, "bm25")
+    # the exception shares no word with the question: BM25 alone puts it last, below gift cards
+    assert [h.index for h in plain][:2] == [1, 3] and plain[-1].index == 2
+    assert all(h.carried == 0.0 for h in plain)
+    lifted = index.rank(question, "bm25", carry=0.3)
+    assert [h.index for h in lifted][:2] == [1, 2]
+    own = {h.index: h.score for h in plain}
+    second = lifted[1]
+    assert second.carried == pytest.approx(0.3 * own[1])
+    assert second.score == pytest.approx(own[2] + 0.3 * own[1])
+    assert index.search(question, "bm25", k=2, carry=0.3) == lifted[:2]
+    with pytest.raises(SettingsError, match="carry must be between 0 and 1"):
+        index.rank(question, "bm25", carry=2.0)
