@@ -1,14 +1,14 @@
 """Which configuration retrieves the evidence? ``python -m explorer.bench_eval``.
 
 Evaluates our configurations against common ones, all with the bundled all-MiniLM-L6-v2 where a
-model is used, on six query sets (default: ours and chroma):
+model is used, on seven query sets (default: ours and chroma):
 
 * ``queries/boundary-questions.json`` — our 75 boundary questions over the samples and the
   shared corpus (written by this project);
-* ``queries/holdout-questions.json`` and ``holdout2``/``holdout3``/``holdout4-questions.json`` —
-  76, 72, 60 and 60 more boundary questions of the same kinds, each written afterwards by someone
-  who saw no retrieval results (``--sets holdout,holdout2,holdout3,holdout4``; the last two after
-  the default was frozen, mostly on Chroma's documents);
+* ``queries/holdout-questions.json`` and ``holdout2`` … ``holdout5-questions.json`` — 76, 72,
+  60, 60 and 60 more boundary questions of the same kinds, each written afterwards by someone
+  who saw no retrieval results (``--sets holdout,holdout2,holdout3,holdout4,holdout5``; the last
+  three after a default was frozen, half or more on Chroma's documents);
 * ``../shared/benchmarks/chroma-chunking-eval/questions.json`` — 472 questions with exact
   evidence spans from Chroma's chunking research (not written by us: the generality check).
 
@@ -93,7 +93,10 @@ def candidates(retriever: str) -> list[Candidate]:
         ),
         ours("recursive tokens 256/32", ChunkSettings("recursive", "tokens", 256, 32)),
         ours("structure tokens 256/0", ChunkSettings("structure", "tokens", 256, 0)),
-        Candidate("recommended (structure tokens 256/64, merged)", recommended_for(retriever)),
+        Candidate("recommended without carry", replace(recommended_for(retriever), carry=0.0)),
+        Candidate(
+            "recommended (structure tokens 256/64, merged, carry 0.3)", recommended_for(retriever)
+        ),
     ]
     if retriever != "bm25":  # the same with each chunk embedded whole, as is common
         out[1:1] = [
@@ -125,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sets",
         default="ours,chroma",
-        help="query sets: ours, holdout, holdout2, holdout3, holdout4, chroma",
+        help="query sets: ours, holdout, holdout2, holdout3, holdout4, holdout5, chroma",
     )
     parser.add_argument("--retrievers", default="bm25,hybrid", help="bm25, dense, hybrid")
     parser.add_argument("--only", default="", help="run only candidates whose name has this")
