@@ -26,6 +26,7 @@ from explorer.errors import ExplorerError
 from explorer.export import chunk_record, manifest, to_jsonl
 from explorer.measures import DEFAULT_ENCODING, MODEL_WINDOW, UNITS, Measure, get_measure
 from explorer.retrieval import (
+    CARRY,
     DENSE_SOURCES,
     RETRIEVERS,
     ChunkIndex,
@@ -203,6 +204,7 @@ state.setdefault("neighbours", 0)
 state.setdefault("section", False)
 state.setdefault("merge", True)
 state.setdefault("table_headers", True)
+state.setdefault("carry", True)
 state.setdefault("view", "Query hits")
 state.setdefault("queries", {})  # document -> (question, evidence) last typed for it
 state.setdefault("only_flagged", False)
@@ -502,22 +504,20 @@ with ask_col:
         disabled=state.section,
         help="Small-to-big: send each hit together with this many chunks on either side.",
     )
-    row = st.columns(3)
-    row[0].toggle(
+    # two by two: four labels in one row of this column are cut short with "…"
+    left, right = st.columns(2)
+    left.toggle(
         "Widen to section",
         key="section",
         help="Send the whole section (heading to the next heading of its level) around a hit.",
     )
-    row[1].toggle(
+    right.toggle(
         "Merge touching hits",
         key="merge",
         help="Send text shared by hits (overlap, touching chunks, shared neighbours) once.",
     )
-    row[2].toggle(
-        "Table headers",
-        key="table_headers",
-        help=pipeline.TABLE_HEADERS_HELP,
-    )
+    left.toggle("Table headers", key="table_headers", help=pipeline.TABLE_HEADERS_HELP)
+    right.toggle("Carry from previous", key="carry", help=pipeline.CARRY_HELP)
 with evidence_col:
     st.text_area(
         "Required evidence (one phrase per line)",
@@ -572,7 +572,7 @@ if question and chunks:
                     emb.embed(index.dense_texts, progress=progress)
                 finally:
                     bar.empty()
-        ranking = index.rank(question, state.retriever)
+        ranking = index.rank(question, state.retriever, carry=CARRY if state.carry else 0.0)
     except ExplorerError as exc:
         st.error(
             f"{pipeline.md_text(str(exc))}  \nThe {state.retriever} retriever needs the model; "
@@ -618,6 +618,7 @@ if hits:
         st.markdown(f"**Top {len(hits)} of {len(ranking)} chunks** ({state.retriever})")
         rows = pipeline.hit_rows(hits, chunks, count=measure("tokens").count)
         small = st.column_config.NumberColumn(width="small")
+        score = st.column_config.NumberColumn(format="%.4f", width="small")
         st.dataframe(
             rows,
             hide_index=True,
@@ -625,7 +626,7 @@ if hits:
             column_order=[k for k in rows[0] if k != "pages" or doc.pages],
             column_config={
                 **dict.fromkeys(("rank", "chunk", "tokens"), small),
-                "score": st.column_config.NumberColumn(format="%.4f", width="small"),
+                **dict.fromkeys(("score", "carried"), score),
                 "pages": st.column_config.TextColumn(width="small"),
             },
         )

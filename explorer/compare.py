@@ -547,6 +547,7 @@ def explorer_state(config: EvalConfig) -> dict[str, Any]:
         "section": False,
         "merge": config.merges,
         "table_headers": config.table_headers,
+        "carry": config.carry > 0,
         "chunk": None,
         "page": 1,
     }

@@ -24,6 +24,7 @@ from explorer.errors import DocumentError
 from explorer.evidence import Evidence, covered_by, union
 from explorer.measures import DEFAULT_ENCODING, get_measure
 from explorer.retrieval import (
+    CARRY,
     HYBRID_WEIGHT,
     PASSAGE_TOKENS,
     ContextPiece,
@@ -408,6 +409,11 @@ TABLE_HEADERS_HELP = (
     "A hit on a table's rows also sends the table's header rows, which say what its columns "
     "mean. They count towards the context's tokens (once per table when hits are merged)."
 )
+CARRY_HELP = (
+    f"Each chunk's score also gains {CARRY:g} × the score of the chunk before it in the "
+    "document: the text after a relevant passage often completes it (the exception after a "
+    "rule, the explanation after a code line) while sharing few of the question's words."
+)
 DENSE_HELP = (
     f"**passages**: the document's sentences, packed to at most {PASSAGE_TOKENS} tokens, are "
     "embedded once; a chunk scores as its best passage. Every passage fits the model's window, "
@@ -497,12 +503,15 @@ def first_words(text: str, n: int = 12) -> str:
 def hit_rows(
     hits: Sequence[Hit], chunks: Sequence[Chunk], *, count: Callable[[str], int]
 ) -> list[dict[str, Any]]:
-    """Table rows for the retrieved hits: rank, chunk, score, size in tokens, pages, start."""
+    """Table rows for the retrieved hits: rank, chunk, score, the part of it carried from the
+    previous chunk (only when some hit has one), size in tokens, pages, start."""
+    with_carry = any(h.carried for h in hits)
     return [
         {
             "rank": h.rank,
             "chunk": h.index,
             "score": h.score,
+            **({"carried": h.carried} if with_carry else {}),
             "tokens": count(chunks[h.index].text),
             "pages": pages_label(chunks[h.index]),
             "first words": first_words(chunks[h.index].text),

@@ -38,7 +38,7 @@ from explorer.evaluation import (
     flipped,
 )
 from explorer.measures import UNITS
-from explorer.retrieval import DENSE_SOURCES, RETRIEVERS
+from explorer.retrieval import CARRY, DENSE_SOURCES, RETRIEVERS
 from explorer.splitters import Chunk, ChunkSettings
 
 st.set_page_config(page_title="Evaluate · Chunk Explorer", page_icon="🧩", layout="wide")
@@ -177,6 +177,7 @@ def side_defaults(side: str) -> dict[str, Any]:
             "neighbours": 0,
             "merge": False,
             "headers": bool(state.get("table_headers", RECOMMENDED.table_headers)),
+            "carry": bool(state.get("carry", RECOMMENDED.carry > 0)),
         }
     s = RECOMMENDED.settings
     return {
@@ -190,6 +191,7 @@ def side_defaults(side: str) -> dict[str, Any]:
         "neighbours": RECOMMENDED.neighbours,
         "merge": RECOMMENDED.merge,
         "headers": RECOMMENDED.table_headers,
+        "carry": RECOMMENDED.carry > 0,
     }
 
 
@@ -229,6 +231,7 @@ WIDGETS = {
     "sw_neighbours": 0,
     "sw_merge": RECOMMENDED.merge,
     "sw_headers": RECOMMENDED.table_headers,
+    "sw_carry": RECOMMENDED.carry > 0,
     "sw_k": DEFAULT_KS[-1],
     "sw_budget": DEFAULT_BUDGETS[0],
     "sw_cell": None,
@@ -543,6 +546,7 @@ def config_inputs(side: str) -> EvalConfig | None:
     left.toggle("Prefix heading path", key=p + "prefix", help=PREFIX_HELP)
     right.toggle("Merge adjacent hits", key=p + "merge", help=MERGE_HELP)
     left.toggle("Table headers", key=p + "headers", help=pipeline.TABLE_HEADERS_HELP)
+    right.toggle("Carry from previous", key=p + "carry", help=pipeline.CARRY_HELP)
     try:
         return EvalConfig(
             settings=ChunkSettings(
@@ -557,6 +561,7 @@ def config_inputs(side: str) -> EvalConfig | None:
             neighbours=int(state[p + "neighbours"]),
             merge=bool(state[p + "merge"]),
             table_headers=bool(state[p + "headers"]),
+            carry=CARRY if state[p + "carry"] else 0.0,
         )
     except ExplorerError as exc:
         st.error(pipeline.md_text(str(exc)))
@@ -576,6 +581,8 @@ def describe(config: EvalConfig) -> str:
         out += ", merged hits"
     if config.table_headers:
         out += ", table headers"
+    if config.carry:
+        out += f", carry {config.carry:g}"
     return out
 
 
@@ -878,6 +885,7 @@ if tab_sweep.open:
             st.toggle("Prefix heading path", key="sw_prefix", help=PREFIX_HELP)
             st.toggle("Merge adjacent hits", key="sw_merge", help=MERGE_HELP)
             st.toggle("Table headers", key="sw_headers", help=pipeline.TABLE_HEADERS_HELP)
+            st.toggle("Carry from previous", key="sw_carry", help=pipeline.CARRY_HELP)
         grid_error: str | None = None
         cells: list[tuple[int, int]] = []
         base: EvalConfig | None = None
@@ -896,6 +904,7 @@ if tab_sweep.open:
                 neighbours=int(state.sw_neighbours),
                 merge=bool(state.sw_merge),
                 table_headers=bool(state.sw_headers),
+                carry=CARRY if state.sw_carry else 0.0,
             )
         except ExplorerError as exc:
             grid_error = str(exc)

@@ -29,6 +29,7 @@ from explorer.evaluation import (
     summary_row,
     sweep,
 )
+from explorer.retrieval import CARRY
 from explorer.splitters import Chunk, ChunkSettings, split
 from tests.conftest import REPO, make_chunks, make_doc
 
@@ -463,12 +464,15 @@ def test_explorer_state_sets_every_key_the_main_page_reads() -> None:
         "section": False,
         "merge": True,
         "table_headers": False,
+        "carry": False,
         "chunk": None,
         "page": 1,
     }
     # table headers are charged to the budget on the merged context: the page merges too
     keys = compare.explorer_state(replace(cfg, neighbours=0, table_headers=True))
     assert (keys["table_headers"], keys["merge"], keys["neighbours"]) == (True, True, 0)
+    # the main page has carry on or off, at CARRY
+    assert compare.explorer_state(replace(cfg, carry=CARRY))["carry"] is True
 
 
 # --------------------------------------------------------------------------- query sets

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.documents import load_path
 from explorer.evaluation import RECOMMENDED
+from explorer.retrieval import CARRY
 from explorer.splitters import ChunkSettings, split
 from tests.conftest import REPO, SAMPLES
 
@@ -174,6 +175,21 @@ def test_a_b_without_flips_says_so_and_a_pdf_question_shows_its_page() -> None:
     assert any('class="ce-doc ce-plain"' in h.value for h in at.html)
 
 
+def test_the_carry_toggles_reach_a_and_b() -> None:
+    at = open_page(query_set=[REFUND], carry=False)  # the main page has carry off
+    assert at.toggle(key="ab_A_carry").label == "Carry from previous"
+    assert at.toggle(key="ab_A_carry").value is False  # A starts as the main page
+    assert at.toggle(key="ab_B_carry").value is (RECOMMENDED.carry > 0)  # B as recommended
+    at.toggle(key="ab_B_carry").set_value(True).run()
+    at.button(key="ab_run").click().run()
+    assert_ok(at)
+    result = at.session_state["ab_result"]
+    assert (result["a"].config.carry, result["b"].config.carry) == (0.0, CARRY)
+    [caption] = [c.value for c in at.caption if c.value.startswith("A: ")]
+    assert f"carry {CARRY:g}" not in caption.split(" · B: ")[0]
+    assert f"carry {CARRY:g}" in caption.split(" · B: ")[1]
+
+
 def test_changed_settings_after_a_run_are_flagged() -> None:
     at = open_page(query_set=[REFUND])
     at.button(key="ab_run").click().run()
@@ -230,6 +246,16 @@ def test_a_bad_grid_is_one_error(sizes: str, overlaps: str, message: str) -> Non
     assert at.button(key="sw_run").disabled
 
 
+def test_the_sweep_carry_toggle_reaches_its_cells() -> None:
+    at = open_page(query_set=[REFUND], eval_tab="Sweep", sw_sizes="64, 128", sw_overlaps="0")
+    assert at.toggle(key="sw_carry").value is (RECOMMENDED.carry > 0)
+    for on, carry in ((True, CARRY), (False, 0.0)):
+        at.toggle(key="sw_carry").set_value(on).run()
+        at.button(key="sw_run").click().run()
+        assert_ok(at)
+        assert [r.config.carry for r in at.session_state["sweep_result"]["reports"]] == [carry] * 2
+
+
 def test_load_this_configuration_sets_the_main_page() -> None:
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
@@ -241,6 +267,7 @@ def test_load_this_configuration_sets_the_main_page() -> None:
     at.session_state["sw_unit"] = "words"
     at.session_state["sw_sizes"], at.session_state["sw_overlaps"] = "60, 120", "0, 20"
     at.session_state["sw_prefix"] = False
+    at.session_state["sw_carry"] = False
     at.run()
     assert_ok(at)
     at.button(key="sw_run").click().run()
@@ -249,13 +276,15 @@ def test_load_this_configuration_sets_the_main_page() -> None:
     at.button(key="sw_load").click().run()
     assert_no_exception(at)
     assert [t.value for t in at.title] == ["Chunk Explorer"]  # the main page now
-    state = {k: at.session_state[k] for k in ("splitter", "unit", "size", "overlap", "prefix")}
+    keys = ("splitter", "unit", "size", "overlap", "prefix", "carry")
+    state = {k: at.session_state[k] for k in keys}
     assert state == {
         "splitter": "sentence",
         "unit": "words",
         "size": 120,
         "overlap": 20,
         "prefix": False,
+        "carry": False,
     }
     assert (at.session_state["size_exact"], at.session_state["overlap_exact"]) == (120, 20)
     doc = load_path(SAMPLES / at.session_state["source"])

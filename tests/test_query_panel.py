@@ -19,10 +19,10 @@ from streamlit.testing.v1 import AppTest
 from explorer import evidence, pipeline, render
 from explorer.documents import load_path
 from explorer.measures import get_measure
-from explorer.retrieval import ChunkIndex, context_pieces, context_tokens
+from explorer.retrieval import CARRY, ChunkIndex, Hit, context_pieces, context_tokens
 from explorer.splitters import ChunkSettings, split
-from tests.conftest import REPO, SAMPLES
-from tests.test_app import APP, FIRST, doc_html, errors, open_app, picker
+from tests.conftest import REPO, SAMPLES, make_chunks
+from tests.test_app import APP, FIRST, doc_html, errors, open_app, picker, upload
 
 DEMO = pipeline.DEMO
 MODEL_TIMEOUT = 180  # the first run loads sentence-transformers and the model (~15 s cold)
@@ -88,10 +88,13 @@ def bm25() -> AppTest:
     return open_app(retriever="bm25")
 
 
-def library_ranking(question: str, settings: ChunkSettings, retriever: str = "bm25"):  # type: ignore[no-untyped-def]
+def library_ranking(  # type: ignore[no-untyped-def]
+    question: str, settings: ChunkSettings, retriever: str = "bm25", carry: float = CARRY
+):
+    """The library's ranking at the app's starting retrieval settings (carry on)."""
     doc = load_path(SAMPLES / FIRST)
     chunks = split(doc, settings)
-    return doc, chunks, ChunkIndex(chunks).rank(question, retriever)
+    return doc, chunks, ChunkIndex(chunks).rank(question, retriever, carry=carry)
 
 
 # --------------------------------------------------------------------------- the refund demo
@@ -105,7 +108,7 @@ def demo_verdict() -> str:
     doc = load_path(SAMPLES / DEMO.source)
     chunks = split(doc, DEMO.settings)
     index = ChunkIndex(chunks, embedder=embedder(), doc=doc, dense="passages")  # the app's default
-    ranking = index.rank(DEMO.question, DEMO.retriever)
+    ranking = index.rank(DEMO.question, DEMO.retriever, carry=CARRY)  # carry is on at the start
     pieces = context_pieces(ranking[: DEMO.k], chunks, doc=doc)
     spans = [(p.start, p.end) for p in pieces]
     return evidence.verdict(evidence.check(DEMO.evidence, doc.text, chunks, ranking, context=spans))
@@ -152,13 +155,15 @@ def test_dense_retrieval_matches_the_library(model_embedder) -> None:  # type: i
     doc = load_path(SAMPLES / FIRST)
     chunks = split(doc, DEMO.settings)
     index = ChunkIndex(chunks, embedder=model_embedder, doc=doc, dense="passages")
-    want = index.search(DEMO.question, "dense", DEMO.k)
+    want = index.search(DEMO.question, "dense", DEMO.k, carry=CARRY)
     table = hits_table(at)
     assert list(table["chunk"]) == [h.index for h in want]
     assert list(table["score"]) == pytest.approx([h.score for h in want], abs=1e-5)
     # with each chunk embedded whole instead
     at.radio(key="dense").set_value("chunks").run()
-    whole = ChunkIndex(chunks, embedder=model_embedder).search(DEMO.question, "dense", DEMO.k)
+    whole = ChunkIndex(chunks, embedder=model_embedder).search(
+        DEMO.question, "dense", DEMO.k, carry=CARRY
+    )
     table = hits_table(at)
     assert list(table["chunk"]) == [h.index for h in whole]
     assert list(table["score"]) == pytest.approx([h.score for h in whole], abs=1e-5)
@@ -259,8 +264,8 @@ def test_the_heading_prefix_changes_what_is_retrieved(bm25: AppTest) -> None:
     question = "What does the policy say about subscriptions?"
     doc = load_path(SAMPLES / FIRST)
     chunks = split(doc, DEMO.settings)
-    plain = ChunkIndex(chunks).search(question, "bm25", 2)
-    prefixed = ChunkIndex(chunks, heading_prefix=True).search(question, "bm25", 2)
+    plain = ChunkIndex(chunks).search(question, "bm25", 2, carry=CARRY)
+    prefixed = ChunkIndex(chunks, heading_prefix=True).search(question, "bm25", 2, carry=CARRY)
     assert [h.index for h in plain] != [h.index for h in prefixed]
     question_box(bm25).set_value(question).run()
     assert list(hits_table(bm25)["chunk"]) == [h.index for h in plain]
@@ -290,8 +295,9 @@ def test_evidence_table_says_where_each_phrase_is(bm25: AppTest) -> None:
     results = evidence.check(DEMO.evidence, doc.text, chunks, ranking, context=spans)
     assert rows == pipeline.evidence_rows(results)
     assert [r["phrase"] for r in rows] == list(DEMO.evidence)
-    # and the verdict is the library's sentence
-    assert [e.value.lower() for e in bm25.error] == [evidence.verdict(results)]
+    # and the verdict is the library's sentence (with carry, BM25 retrieves both phrases)
+    shown = [e.value.lower() for e in (*bm25.error, *bm25.success)]
+    assert shown == [evidence.verdict(results)]
 
 
 def test_evidence_not_found_says_so(bm25: AppTest) -> None:
@@ -314,7 +320,8 @@ def test_evidence_is_underlined_green_if_retrieved_red_if_not(bm25: AppTest) -> 
         r'<span class="[^"]*ce-underline[^"]*" style="[^"]*text-decoration-color:(#\w+)[^"]*"',
         html,
     )
-    assert pipeline.EVIDENCE_MISSED in underlined  # the demo misses one phrase
+    # "within seven days" is in the document twice; one of them is outside the retrieved text
+    assert pipeline.EVIDENCE_COVERED in underlined and pipeline.EVIDENCE_MISSED in underlined
     assert set(underlined) <= {pipeline.EVIDENCE_COVERED, pipeline.EVIDENCE_MISSED}
 
 
@@ -490,6 +497,18 @@ def test_underlines_are_drawn_on_the_pdf_page() -> None:
     assert marked != plain
 
 
+def test_hit_rows_show_the_carried_part_only_when_there_is_one() -> None:
+    text = "one two three four"
+    chunks = make_chunks(text, [(0, 8), (8, 18)])
+    plain = [Hit(1, 1, 2.0, "bm25"), Hit(2, 0, 1.0, "bm25")]
+    rows = pipeline.hit_rows(plain, chunks, count=len)
+    assert list(rows[0]) == ["rank", "chunk", "score", "tokens", "pages", "first words"]
+    carried = [Hit(1, 1, 2.0, "bm25", carried=0.3), Hit(2, 0, 1.0, "bm25")]
+    rows = pipeline.hit_rows(carried, chunks, count=len)
+    assert list(rows[0]) == ["rank", "chunk", "score", "carried", "tokens", "pages", "first words"]
+    assert [r["carried"] for r in rows] == [0.3, 0.0]  # numbers, so the table can format them
+
+
 def test_embedding_hands_missing_texts_to_the_model_longest_first() -> None:
     import numpy as np
 
@@ -540,3 +559,47 @@ def test_a_hit_on_table_rows_brings_the_table_header() -> None:
     note = next(m.value for m in at.markdown if m.value.startswith("An LLM would receive"))
     assert "header rows" not in note
     assert 'title="table header for' not in doc_html(at)
+
+
+RETURNS = """# Returns
+
+Returned goods are checked at our warehouse within a week of arrival.
+
+To claim a refund for a damaged parcel, fill in the damage form.
+
+Attach two photos of the box and its label, or nothing is paid out.
+
+Store credit never expires and can be spent on anything in the shop.
+
+Lost parcels are traced by the courier before anything else happens.
+"""
+"""One sentence a chunk at 15 words. The question matches the second sentence; the third, which
+completes it, shares no word with the question."""
+RETURNS_QUESTION = "How do I claim a refund for a damaged parcel?"
+PHOTOS = "Attach two photos of the box and its label"
+
+
+def test_carry_lifts_the_chunk_after_a_strong_hit() -> None:
+    at = open_app(retriever="bm25", splitter="sentence", unit="words", size=15, overlap=0, k=2)
+    assert at.toggle(key="carry").value is True  # on from the start
+    upload(at, "returns.md", RETURNS.encode())
+    evidence_box(at, "returns.md").set_value(PHOTOS).run()
+    question_box(at, "returns.md").set_value(RETURNS_QUESTION).run()
+    assert_no_exception(at)
+    # chunk 1 matches; chunk 2, which shares no word with the question, comes 2nd with carry
+    table = hits_table(at)
+    assert list(table["chunk"]) == [1, 2]
+    assert str(table["first words"][1]).startswith("Attach two photos")
+    strong = table["score"][0]
+    assert list(table["carried"]) == pytest.approx([0.0, CARRY * strong])
+    assert table["score"][1] == pytest.approx(CARRY * strong)  # all of it carried
+    assert [m.value for m in at.success] == [
+        "Complete: every evidence phrase is inside the retrieved chunks"
+    ]
+
+    at.toggle(key="carry").set_value(False).run()
+    assert_no_exception(at)
+    table = hits_table(at)
+    assert "carried" not in table.columns
+    assert list(table["chunk"]) == [1, 4]  # "Lost parcels…": one word of the question
+    assert [e.value for e in at.error] == [f"Incomplete: '{PHOTOS}' is in chunk 2, ranked 4th"]
