@@ -626,7 +626,13 @@ if hits:
             column_order=[k for k in rows[0] if k != "pages" or doc.pages],
             column_config={
                 **dict.fromkeys(("rank", "chunk", "tokens"), small),
-                **dict.fromkeys(("score", "carried"), score),
+                "score": score,
+                "carried": st.column_config.NumberColumn(
+                    format="%.4f",
+                    width="small",
+                    help="The part of the score carried from the chunk before it (Carry from "
+                    "previous).",
+                ),
                 "pages": st.column_config.TextColumn(width="small"),
             },
         )
