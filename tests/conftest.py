@@ -15,6 +15,15 @@ from explorer.splitters import Chunk
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_docs"
+RULE_THEN_EXCEPTION = (
+    "Shipping is free for orders over fifty euros.\n\n"
+    "Refunds are available within seven days of purchase.\n\n"
+    "This does not apply to downloaded materials.\n\n"
+    "Gift cards are valid until spent, whatever the purchase."
+)
+"""Four paragraphs where the exception (the third) shares no word with :data:`CARRY_QUESTION`:
+ranked on its own words it comes last, carried by the rule before it, second."""
+CARRY_QUESTION = "How many days after purchase can I get a refund?"
 # CI clones the repository next to shared/, as this checkout is.
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus"

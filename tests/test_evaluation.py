@@ -28,7 +28,7 @@ from explorer.evaluation import (
 )
 from explorer.retrieval import CARRY
 from explorer.splitters import ChunkSettings
-from tests.conftest import SAMPLES
+from tests.conftest import CARRY_QUESTION, RULE_THEN_EXCEPTION, SAMPLES
 
 Q = Query("q", "d.md", "question", ("e1", "e2"))
 
@@ -322,17 +322,12 @@ def test_bench_eval_slices_coverage_by_kind(tmp_path: Path) -> None:
 def test_carry_brings_the_exception_into_the_top_two() -> None:
     from explorer.documents import load_document
 
-    text = (
-        "Shipping is free for orders over fifty euros.\n\n"
-        "Refunds are available within seven days of purchase.\n\n"
-        "This does not apply to downloaded materials.\n\n"
-        "Gift cards are valid until spent, whatever the purchase."
-    )
+    text = RULE_THEN_EXCEPTION
     doc = load_document(text.encode(), name="policy.md")
     q = Query(
         "r1",
         "policy.md",
-        "How many days after purchase can I get a refund?",
+        CARRY_QUESTION,
         ("within seven days", "does not apply to downloaded materials"),
     )
     ws = Workspace(None, documents={"policy.md": doc})

@@ -17,7 +17,13 @@ from explorer.errors import SettingsError
 from explorer.evaluation import chunks_from_texts
 from explorer.retrieval import CARRY, ChunkIndex, Hit, embedded_text
 from explorer.splitters import ChunkSettings, semantic_breaks, split
-from tests.conftest import SAMPLES, load_cached, make_doc
+from tests.conftest import (
+    CARRY_QUESTION,
+    RULE_THEN_EXCEPTION,
+    SAMPLES,
+    load_cached,
+    make_doc,
+)
 
 REFUND = SAMPLES / "refund-policy.md"
 RULE = "within seven days"
@@ -430,16 +436,11 @@ def test_carried_adds_a_share_of_the_previous_chunks_own_score() -> None:
 
 
 def test_carry_lifts_the_exception_after_the_rule_it_completes() -> None:
-    text = (
-        "Shipping is free for orders over fifty euros.\n\n"
-        "Refunds are available within seven days of purchase.\n\n"
-        "This does not apply to downloaded materials.\n\n"
-        "Gift cards are valid until spent, whatever the purchase."
-    )
+    text = RULE_THEN_EXCEPTION
     chunks = split(make_doc(text), ChunkSettings(splitter="recursive", unit="words", size=10))
     assert [c.text.split()[0] for c in chunks] == ["Shipping", "Refunds", "This", "Gift"]
     index = ChunkIndex(chunks)
-    question = "How many days after purchase can I get a refund?"
+    question = CARRY_QUESTION
     plain = index.rank(question, "bm25")
     # the exception shares no word with the question: BM25 alone puts it last, below gift cards
     assert [h.index for h in plain][:2] == [1, 3] and plain[-1].index == 2
