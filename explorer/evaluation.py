@@ -42,6 +42,7 @@ from explorer.retrieval import (
     Hit,
     TableHeaders,
     check_carry,
+    widen_to_budget,
 )
 from explorer.splitters import Chunk, ChunkSettings, split
 
@@ -157,6 +158,10 @@ class EvalConfig:
     carry: float = 0.0
     """Each chunk's score gains this share of the previous chunk's (see
     :func:`explorer.retrieval.carried`); 0 ranks by the chunks' own scores."""
+    fill: bool = False
+    """At a token budget, the tokens the whole hits leave unspent widen the context around them
+    (see :func:`explorer.retrieval.widen_to_budget`), so text just past a boundary comes along;
+    the context still costs at most the budget."""
     chunker: Callable[[Document], list[Chunk]] | None = field(default=None, compare=False)
     """Another library's splitter, for comparisons (``settings`` is then ignored)."""
     label: str = ""
@@ -178,7 +183,7 @@ class EvalConfig:
     @property
     def merges(self) -> bool:
         """The budget is spent on the merged context (see ``merge``)."""
-        return self.merge or self.neighbours > 0 or self.table_headers
+        return self.merge or self.neighbours > 0 or self.table_headers or self.fill
 
     def key(self) -> str:
         return f"external:{self.label}" if self.chunker is not None else self.settings.key()
@@ -195,6 +200,7 @@ class EvalConfig:
                 "merge": self.merges,
                 "table_headers": self.table_headers,
                 "carry": self.carry,
+                "fill": self.fill,
             }
         return {
             "splitter": s.splitter,
@@ -210,6 +216,7 @@ class EvalConfig:
             "merge": self.merges,
             "table_headers": self.table_headers,
             "carry": self.carry,
+            "fill": self.fill,
             "model": (self.model or "all-MiniLM-L6-v2") if self.retriever != "bm25" else None,
         }
 
@@ -222,6 +229,7 @@ RECOMMENDED = EvalConfig(
     merge=True,
     table_headers=True,
     carry=CARRY,
+    fill=True,
 )
 """The configuration the README recommends: the best coverage at 512 and 1,024 tokens on our
 query set, and the best at 512 on Chroma's benchmark, among those measured
@@ -256,6 +264,8 @@ class QueryResult:
     iou_at_k: dict[int, float]
     extra_spans: tuple[tuple[Span, ...], ...] | None = None
     """What each hit brings into the context besides its span (a table's header rows)."""
+    budget_context: dict[int, tuple[Span, ...]] | None = None
+    """With ``fill``: the context at each budget, the hits that fit widened to the budget."""
 
     @property
     def scored(self) -> bool:
@@ -283,13 +293,16 @@ def score_query(
     budgets: Sequence[int],
     costs: Sequence[int] | None = None,
     extra_spans: Sequence[Sequence[Span]] | None = None,
+    widen: Callable[[Sequence[Span], int], list[Span]] | None = None,
 ) -> dict[str, dict[int, Any]]:
     """The metrics of one query from its evidence occurrences and its ranked context spans.
 
     ``chunk_spans[i]`` is what hit ``i`` brings into the context, with ``extra_spans[i]`` when
     given (a table's header rows). The budget is spent on the hits' own token counts, or on
     ``costs[n - 1]``, the tokens of the first ``n`` hits' context when given (expanded contexts
-    count shared text once).
+    count shared text once). With ``widen``, the context of the hits that fit a budget is
+    ``widen(spans, budget)`` (the tokens they leave spent around them); the result then has
+    ``context_at_budget``.
     """
     phrases = [occ for occ in located if occ]
 
@@ -299,11 +312,21 @@ def score_query(
             spans += [sp for extra in extra_spans[:n] for sp in extra]
         return spans
 
-    def covered(n: int) -> bool:
-        merged = union(context(n))
+    def holds(merged: Sequence[Span]) -> bool:
         return bool(phrases) and all(
             any(_overlap_len(o, merged) == o[1] - o[0] for o in occ) for occ in phrases
         )
+
+    def covered(n: int) -> bool:
+        return holds(union(context(n)))
+
+    def fits(b: int) -> int:
+        """How many hits fit budget ``b``."""
+        if costs is None:
+            return budget_cut(chunk_tokens, b)
+        # the first hit whose context would overflow stops it (a cost can fall when a hit
+        # joins two pieces that each counted a token cut between them)
+        return next((n for n, cost in enumerate(costs) if cost > b), len(costs))
 
     def chars(n: int) -> tuple[float, float, float]:
         retrieved_spans = context(n)
@@ -325,20 +348,14 @@ def score_query(
 
     out: dict[str, dict[int, Any]] = {
         "covered_at_k": {k: covered(k) for k in ks},
-        "covered_at_budget": {
-            b: covered(
-                budget_cut(chunk_tokens, b)
-                if costs is None
-                # the first hit whose context would overflow stops it (a cost can fall when
-                # a hit joins two pieces that each counted a token cut between them)
-                else next((n for n, cost in enumerate(costs) if cost > b), len(costs))
-            )
-            for b in budgets
-        },
+        "covered_at_budget": {b: covered(fits(b)) for b in budgets},
         "recall_at_k": {},
         "precision_at_k": {},
         "iou_at_k": {},
     }
+    if widen is not None:
+        out["context_at_budget"] = {b: tuple(widen(context(fits(b)), b)) for b in budgets}
+        out["covered_at_budget"] = {b: holds(out["context_at_budget"][b]) for b in budgets}
     for k in ks:
         r, p, i = chars(k)
         out["recall_at_k"][k], out["precision_at_k"][k], out["iou_at_k"][k] = r, p, i
@@ -495,6 +512,16 @@ class EvalReport:
                     "doc": r.query.doc,
                     "covered_at_k": {str(k): v for k, v in r.covered_at_k.items()},
                     "covered_at_budget": {str(b): v for b, v in r.covered_at_budget.items()},
+                    **(
+                        {
+                            "context_at_budget": {
+                                str(b): [list(sp) for sp in spans]
+                                for b, spans in r.budget_context.items()
+                            }
+                        }
+                        if r.budget_context is not None
+                        else {}
+                    ),
                     "evidence": [
                         {
                             "phrase": phrase,
@@ -525,6 +552,13 @@ class EvalReport:
                 for r in self.results
             ],
         }
+
+
+def _widener(units: Units) -> Callable[[Sequence[Span], int], list[Span]]:
+    def widen(spans: Sequence[Span], budget: int) -> list[Span]:
+        return widen_to_budget(spans, units, budget)
+
+    return widen
 
 
 def _hits_for_budget(tokens: Sequence[int], budgets: Sequence[int]) -> int:
@@ -579,8 +613,17 @@ def evaluate(
         else:
             spans = tuple((chunks[h.index].start, chunks[h.index].end) for h in ranking)
         located = locate_evidence(q, doc.text)
+        widen = _widener(workspace.doc_units(q.doc)) if config.fill else None
         m = score_query(
-            q, located, spans, tokens, ks=ks, budgets=budgets, costs=costs, extra_spans=extra
+            q,
+            located,
+            spans,
+            tokens,
+            ks=ks,
+            budgets=budgets,
+            costs=costs,
+            extra_spans=extra,
+            widen=widen,
         )
         results.append(
             QueryResult(
@@ -595,6 +638,7 @@ def evaluate(
                 recall_at_k=m["recall_at_k"],
                 precision_at_k=m["precision_at_k"],
                 iou_at_k=m["iou_at_k"],
+                budget_context=m.get("context_at_budget"),
             )
         )
     if progress is not None:

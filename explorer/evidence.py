@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from explorer.retrieval import Hit
 from explorer.retrieval import Span as Span
+from explorer.retrieval import union as union
 from explorer.splitters import Chunk
 
 _FAMILIES = ("'‘’`", '"“”', "-‐‑–—")
@@ -56,17 +57,6 @@ def locate(phrase: str, text: str) -> list[Span]:
         spans.append(m.span())
         m = pattern.search(text, m.start() + 1)
     return spans
-
-
-def union(spans: Sequence[Span]) -> list[Span]:
-    """Merge overlapping or touching spans."""
-    out: list[Span] = []
-    for s, e in sorted(spans):
-        if out and s <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], e))
-        else:
-            out.append((s, e))
-    return out
 
 
 def covered_by(span: Span, merged: Sequence[Span]) -> bool:

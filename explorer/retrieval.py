@@ -34,6 +34,7 @@ from explorer.splitters import Chunk, ChunkSettings, split
 
 if TYPE_CHECKING:
     from explorer.embeddings import Embedder, Progress, Vectors
+    from explorer.measures import Units
 
 RETRIEVERS = ("dense", "bm25", "hybrid")
 DENSE_SOURCES = ("passages", "chunks")
@@ -300,6 +301,17 @@ class ContextPiece:
 Span = tuple[int, int]
 
 
+def union(spans: Sequence[Span]) -> list[Span]:
+    """Merge overlapping or touching spans."""
+    out: list[Span] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
 @dataclass(frozen=True)
 class TableHeaders:
     """Each table of a document with its header rows, to bring a table's header along with a hit
@@ -400,6 +412,44 @@ def context_pieces(
                 continue
         out.append(piece)
     return sorted(out, key=lambda p: p.ranks[0])
+
+
+def widen_to_budget(spans: Sequence[Span], units: Units, budget: int) -> list[Span]:
+    """The context ``spans`` widened with the tokens ``budget`` has left after them.
+
+    The stretches of context (``spans`` merged) share the tokens left equally; each takes half
+    of its share from the text before it and the rest from the text after it, cut at token
+    bounds (``units``, cl100k over the whole document), so a piece of evidence just past a hit's
+    boundary comes along. Stretches that meet are merged. The result holds every input span and
+    costs at most ``budget`` tokens counted on its union, as the budget is; with no tokens left
+    it is the input merged.
+    """
+    merged = union(spans)
+    left = budget - sum(units.size(s, e) for s, e in merged)
+    share = left // len(merged) if merged else 0
+    if share <= 0:
+        return merged
+    out = []
+    for s, e in merged:
+        # the tokens of [s2, e2) are those of [s2, s), [s, e) and [e, e2), some maybe twice;
+        # what one side cannot take (the document's start or end) goes to the other
+        s2 = _back(units, s, share // 2)
+        e2 = _forth(units, e, share - units.size(s2, s))
+        s2 = _back(units, s, share - units.size(e, e2))
+        out.append((s2, e2))
+    return union(out)
+
+
+def _back(units: Units, s: int, tokens: int) -> int:
+    """The earliest token bound before ``s`` with at most ``tokens`` tokens up to it, or ``s``."""
+    q = units.back(s, tokens, -1) if tokens > 0 else -1
+    return q if 0 <= q < s else s
+
+
+def _forth(units: Units, e: int, tokens: int) -> int:
+    """The last token bound after ``e`` with at most ``tokens`` tokens from it, or ``e``."""
+    q = units.fit(e, tokens) if tokens > 0 else -1
+    return q if q > e else e
 
 
 def context_tokens(pieces: Sequence[ContextPiece], text: str, count: Callable[[str], int]) -> int:
