@@ -170,6 +170,12 @@ def _add_eval_options(p: argparse.ArgumentParser) -> None:
         help="a hit on a table's rows also brings the table's header rows (charged to the budget)",
     )
     p.add_argument("--carry", type=float, default=None, help=f"{CARRY_HELP} (0 for none)")
+    p.add_argument(
+        "--fill",
+        choices=("on", "off"),
+        default=None,
+        help="at each budget, spend the tokens the whole hits leave on the text around them",
+    )
     p.add_argument("--k", type=_int_list, default=[1, 3, 5], help="e.g. 1,3,5 (default)")
     p.add_argument("--budget", type=_int_list, default=[512, 1024], help="token budgets")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -272,6 +278,7 @@ def eval_config_from(args: argparse.Namespace) -> EvalConfig:
             base.table_headers if args.table_headers is None else args.table_headers == "on"
         ),
         carry=base.carry if args.carry is None else args.carry,
+        fill=base.fill if args.fill is None else args.fill == "on",
     )
 
 

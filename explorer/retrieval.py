@@ -431,25 +431,21 @@ def widen_to_budget(spans: Sequence[Span], units: Units, budget: int) -> list[Sp
         return merged
     out = []
     for s, e in merged:
-        # the tokens of [s2, e2) are those of [s2, s), [s, e) and [e, e2), some maybe twice;
-        # what one side cannot take (the document's start or end) goes to the other
-        s2 = _back(units, s, share // 2)
-        e2 = _forth(units, e, share - units.size(s2, s))
-        s2 = _back(units, s, share - units.size(e, e2))
-        out.append((s2, e2))
+        # each stretch may cost its own tokens plus its share, counted on the widened stretch
+        # (a token cut by the stretch's edge is counted once); half the share goes before it,
+        # and what one side cannot take (the document's start or end) goes to the other
+        limit = units.size(s, e) + share
+        start = _back(units, s, share // 2)
+        end = max(e, units.fit(start, limit))
+        out.append((min(start, _back(units, end, limit)), end))
     return union(out)
 
 
-def _back(units: Units, s: int, tokens: int) -> int:
-    """The earliest token bound before ``s`` with at most ``tokens`` tokens up to it, or ``s``."""
-    q = units.back(s, tokens, -1) if tokens > 0 else -1
-    return q if 0 <= q < s else s
-
-
-def _forth(units: Units, e: int, tokens: int) -> int:
-    """The last token bound after ``e`` with at most ``tokens`` tokens from it, or ``e``."""
-    q = units.fit(e, tokens) if tokens > 0 else -1
-    return q if q > e else e
+def _back(units: Units, e: int, tokens: int) -> int:
+    """The earliest token bound before ``e`` with at most ``tokens`` tokens from it to ``e``,
+    or ``e``."""
+    q = units.back(e, tokens, -1) if tokens > 0 else -1
+    return q if 0 <= q < e else e
 
 
 def context_tokens(pieces: Sequence[ContextPiece], text: str, count: Callable[[str], int]) -> int:

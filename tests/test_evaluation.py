@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -240,6 +241,7 @@ def test_eval_cli_defaults_are_the_recommended_configuration() -> None:
     assert changed.settings.splitter == RECOMMENDED.settings.splitter
     assert RECOMMENDED.table_headers and not config("--table-headers", "off").table_headers
     assert RECOMMENDED.carry == CARRY and config("--carry", "0").carry == 0.0
+    assert RECOMMENDED.fill and not config("--fill", "off").fill
 
 
 def test_a_workspace_evaluates_documents_loaded_in_memory(tmp_path: Path) -> None:
@@ -345,3 +347,40 @@ def test_carry_brings_the_exception_into_the_top_two() -> None:
     assert hit["carried"] > 0 and hit["score"] == pytest.approx(hit["carried"])  # all carried
     with pytest.raises(SettingsError, match="carry must be between 0 and 1"):
         EvalConfig(settings, carry=-0.5)
+
+
+def test_filling_the_budget_brings_the_exception_after_the_rule() -> None:
+    from explorer.documents import load_document
+
+    text = (
+        "Refunds are available within seven days of purchase.\n\n"
+        "This does not apply to downloaded materials.\n\n"
+        "Gift cards are valid until spent, whatever the purchase.\n\n"
+        "Shipping is free for orders over fifty euros."
+    )
+    doc = load_document(text.encode(), name="policy.md")
+    q = Query("r1", "policy.md", CARRY_QUESTION, ("within seven days", "downloaded materials"))
+    ws = Workspace(None, documents={"policy.md": doc})
+    settings = ChunkSettings(splitter="recursive", unit="words", size=10)
+    plain = EvalConfig(settings, retriever="bm25", heading_prefix=False, merge=True)
+    filled = replace(plain, fill=True)
+    assert filled.merges and filled.describe()["fill"] is True and RECOMMENDED.fill
+    units = ws.doc_units("policy.md")
+    # the rule is hit 1; the gift-card chunk, hit 2, does not fit. Filled, the rule's chunk
+    # (at the document's start, so all the tokens left go after it) reaches the exception
+    # once the budget holds the text up to the exception's end, and not one token before.
+    need = units.size(0, text.index("downloaded materials") + len("downloaded materials"))
+    budgets = [need - 1, need]
+    without = evaluate([q], ws, plain, ks=[1], budgets=budgets)
+    with_fill = evaluate([q], ws, filled, ks=[1], budgets=budgets)
+    r = with_fill.results[0]
+    assert [h.index for h in r.hits[:2]] == [0, 2]
+    assert without.results[0].covered_at_budget == {need - 1: False, need: False}
+    assert r.covered_at_budget == {need - 1: False, need: True}
+    assert r.budget_context is not None
+    for b, spans in r.budget_context.items():
+        assert spans[0][0] == 0 and sum(units.size(s, e) for s, e in spans) <= b
+    assert with_fill.to_json()["per_query"][0]["context_at_budget"] == {
+        str(b): [list(sp) for sp in spans] for b, spans in r.budget_context.items()
+    }
+    assert "context_at_budget" not in without.to_json()["per_query"][0]

@@ -21,7 +21,7 @@ from explorer.documents import Document
 from explorer.evaluation import Query, budget_cut, locate_evidence, score_query
 from explorer.evidence import Evidence, check, locate, union, verdict
 from explorer.measures import get_measure
-from explorer.retrieval import ContextPiece, Hit, context_pieces, section_span
+from explorer.retrieval import ContextPiece, Hit, context_pieces, section_span, widen_to_budget
 from explorer.splitters import Chunk, ChunkSettings, split
 from tests.conftest import make_chunks, make_doc
 
@@ -681,3 +681,61 @@ def test_section_context_holds_each_hit_and_its_whole_section(
     unmerged = context_pieces(hits, chunks, doc=doc, section=True, merge=False)
     assert [(p.start, p.end) for p in unmerged] == raw
     check_merged(context_pieces(hits, chunks, doc=doc, section=True), raw, hits, doc.text)
+
+
+# --------------------------------------------------------------------------- filling the budget
+
+
+@given(text=texts.filter(bool), data=st.data())
+def test_widening_to_a_budget_keeps_the_hits_and_the_budget(text: str, data: st.DataObject) -> None:
+    """The widened context holds every input span, is merged, stays inside the text and costs
+    at most the budget (counted on its union, as the budget is); over the budget it is the
+    input merged."""
+    units = get_measure("tokens").units(text)
+    spans = data.draw(st.lists(st.sampled_from(chunkings_of(len(text))), max_size=4))
+    budget = data.draw(st.integers(0, units.total() + 10))
+    out = widen_to_budget(spans, units, budget)
+    merged = union(spans)
+    cost = sum(units.size(s, e) for s, e in merged)
+    assert out == union(out)
+    assert all(0 <= s < e <= len(text) for s, e in out)
+    assert all(any(a <= s and e <= b for a, b in out) for s, e in spans)
+    if cost >= budget:
+        assert out == merged
+    else:
+        assert sum(units.size(s, e) for s, e in out) <= budget
+
+
+def chunkings_of(length: int) -> list[Span]:
+    """Every span of a text of ``length`` characters up to 8 long (candidates for hits)."""
+    return [(s, e) for s in range(length) for e in range(s + 1, min(length, s + 8) + 1)]
+
+
+@given(case=scoring_cases(), data=st.data())
+def test_filling_the_budget_never_uncovers_a_question(case: Case, data: st.DataObject) -> None:
+    """With ``widen``, each budget's context holds the hits that fit it and coverage at every
+    budget is at least what it is without; a widen that adds nothing changes nothing."""
+    located, spans, tokens, ks, budgets = case
+    costs = data.draw(st.lists(st.integers(0, 200), max_size=len(spans)))
+    extra = data.draw(st.lists(st.integers(0, 30), min_size=2, max_size=2))
+
+    def wider(context: Sequence[Span], budget: int) -> list[Span]:
+        return union([(max(0, s - extra[0]), e + extra[1]) for s, e in context])
+
+    def same(context: Sequence[Span], budget: int) -> list[Span]:
+        return union(context)
+
+    plain = score_query(Q, located, spans, tokens, ks=ks, budgets=budgets, costs=costs)
+    filled = score_query(
+        Q, located, spans, tokens, ks=ks, budgets=budgets, costs=costs, widen=wider
+    )
+    for b in budgets:
+        assert filled["covered_at_budget"][b] >= plain["covered_at_budget"][b]
+        fits = max(n for n in range(len(costs) + 1) if all(c <= b for c in costs[:n]))
+        assert union([*filled["context_at_budget"][b], *spans[:fits]]) == union(
+            filled["context_at_budget"][b]
+        )
+    unchanged = score_query(
+        Q, located, spans, tokens, ks=ks, budgets=budgets, costs=costs, widen=same
+    )
+    assert unchanged["covered_at_budget"] == plain["covered_at_budget"]

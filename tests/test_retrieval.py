@@ -454,3 +454,28 @@ def test_carry_lifts_the_exception_after_the_rule_it_completes() -> None:
     assert index.search(question, "bm25", k=2, carry=0.3) == lifted[:2]
     with pytest.raises(SettingsError, match="carry must be between 0 and 1"):
         index.rank(question, "bm25", carry=2.0)
+
+
+def test_widen_to_budget_brings_the_text_just_past_a_hit() -> None:
+    from explorer.measures import get_measure
+    from explorer.retrieval import widen_to_budget
+
+    text = RULE_THEN_EXCEPTION
+    units = get_measure("tokens").units(text)
+    rule = (text.index("Refunds"), text.index("\n\nThis"))
+    exception = (text.index("This"), text.index("\n\nGift"))
+    cost = units.size(*rule)
+    assert widen_to_budget([rule], units, cost) == [rule]  # nothing left to spend
+    assert widen_to_budget([rule], units, cost - 5) == [rule]  # over the budget: as it was
+    # half the tokens left go before the hit, half after: twice the gap to the exception's end
+    budget = cost + 2 * units.size(rule[1], exception[1])
+    [(s, e)] = widen_to_budget([rule], units, budget)
+    assert s < rule[0] and e >= exception[1]
+    assert units.size(s, e) <= budget
+    # at the document's start the half that cannot go before goes after, to the budget exactly
+    first = (0, text.index("\n\nRefunds"))
+    [(s, e)] = widen_to_budget([first], units, units.size(*first) + 10)
+    assert s == 0 and units.size(s, e) == units.size(*first) + 10
+    # two stretches share what is left; ones that meet are merged
+    gift = (text.index("Gift"), len(text))
+    assert widen_to_budget([first, gift], units, units.total() + 2) == [(0, len(text))]
