@@ -93,9 +93,14 @@ def candidates(retriever: str) -> list[Candidate]:
         ),
         ours("recursive tokens 256/32", ChunkSettings("recursive", "tokens", 256, 32)),
         ours("structure tokens 256/0", ChunkSettings("structure", "tokens", 256, 0)),
-        Candidate("recommended without carry", replace(recommended_for(retriever), carry=0.0)),
         Candidate(
-            "recommended (structure tokens 256/64, merged, carry 0.3)", recommended_for(retriever)
+            "recommended without carry or fill",
+            replace(recommended_for(retriever), carry=0.0, fill=False),
+        ),
+        Candidate("recommended without fill", replace(recommended_for(retriever), fill=False)),
+        Candidate(
+            "recommended (structure tokens 256/64, merged, carry 0.3, fill)",
+            recommended_for(retriever),
         ),
     ]
     if retriever != "bm25":  # the same with each chunk embedded whole, as is common
