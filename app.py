@@ -24,7 +24,7 @@ from explorer.documents import Document, load_document
 from explorer.embeddings import BUNDLED, Embedder, Progress
 from explorer.errors import ExplorerError
 from explorer.export import chunk_record, manifest, to_jsonl
-from explorer.measures import DEFAULT_ENCODING, MODEL_WINDOW, UNITS, Measure, get_measure
+from explorer.measures import DEFAULT_ENCODING, MODEL_WINDOW, UNITS, Measure, Units, get_measure
 from explorer.retrieval import (
     CARRY,
     DENSE_SOURCES,
@@ -98,6 +98,12 @@ def chunk_index(
     """The chunks ready for retrieval: BM25 built on first use, vectors embedded on first dense
     use (``model`` is "" for an index without an embedder)."""
     return ChunkIndex(_chunks, embedder=_embedder, heading_prefix=prefix, doc=_doc, dense=dense)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Counting the document's tokens…")
+def doc_units(doc_key: str, _doc: Document) -> Units:
+    """cl100k token units of the whole document, to fill a context to a token budget."""
+    return measure("tokens").units(_doc.text)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -205,6 +211,8 @@ state.setdefault("section", False)
 state.setdefault("merge", True)
 state.setdefault("table_headers", True)
 state.setdefault("carry", True)
+state.setdefault("fill", START.fill)
+state.setdefault("budget", 512)
 state.setdefault("view", "Query hits")
 state.setdefault("queries", {})  # document -> (question, evidence) last typed for it
 state.setdefault("only_flagged", False)
@@ -518,6 +526,18 @@ with ask_col:
     )
     left.toggle("Table headers", key="table_headers", help=pipeline.TABLE_HEADERS_HELP)
     right.toggle("Carry from previous", key="carry", help=pipeline.CARRY_HELP)
+    left, right = st.columns(2, vertical_alignment="center")
+    left.toggle("Fill to budget", key="fill", help=pipeline.FILL_HELP)
+    right.selectbox(
+        "Token budget",
+        pipeline.FILL_BUDGETS,
+        key="budget",
+        format_func=lambda b: f"{b:,} tokens",
+        disabled=not state.fill,
+        label_visibility="collapsed",
+        width=140,
+        help="The tokens Fill to budget fills the context up to.",
+    )
 with evidence_col:
     st.text_area(
         "Required evidence (one phrase per line)",
@@ -548,6 +568,8 @@ if state.source == START.source and question == START.question:
 ranking: list[Hit] = []
 hits: list[Hit] = []
 pieces: list[ContextPiece] = []
+filled: pipeline.FilledContext | None = None
+context: list[tuple[int, int]] = []
 results: list[evidence.Evidence] = []
 if question and chunks:
     needs_model = state.retriever != "bm25"
@@ -596,6 +618,9 @@ if question and chunks:
         table_headers=state.table_headers,
     )
     context = pipeline.context_spans(pieces)
+    if state.fill and pieces:
+        filled = pipeline.filled_context(pieces, doc_units(doc_key, doc), state.budget)
+        context = list(filled.spans)
     results = evidence.check(phrases, doc.text, chunks, ranking, context=context) if ranking else []
 elif not question:
     st.caption("Type a question to see which chunks a retriever would return for it.")
@@ -638,10 +663,19 @@ if hits:
         )
     with context_col:
         st.markdown("**What the LLM gets**")
-        tokens = context_tokens(pieces, doc.text, measure("tokens").count)
+        tokens = (
+            filled.tokens
+            if filled is not None
+            else context_tokens(pieces, doc.text, measure("tokens").count)
+        )
         st.markdown(
             pipeline.context_note(
-                tokens, pieces, k=len(hits), neighbours=state.neighbours, section=state.section
+                tokens,
+                pieces,
+                k=len(hits),
+                neighbours=state.neighbours,
+                section=state.section,
+                filled=filled,
             )
         )
         with st.container(horizontal=True, key="jumps"):
@@ -661,11 +695,12 @@ if hits:
 shown = pipeline.visible_indices(chunks, diagnosis, only_flagged=state.only_flagged)
 state.chunk = selected = pipeline.valid_chunk(state.chunk, len(chunks))
 pages = [c.page_start for c in chunks]
-marks = pipeline.evidence_highlights(results, pipeline.context_spans(pieces))
+marks = pipeline.evidence_highlights(results, context)
 view = state.view if ranking else "Chunks"
 if view == "Query hits":
     highlights = [
         *pipeline.context_highlights(pieces, hits, chunks, doc.text),
+        *(pipeline.fill_highlights(filled, pieces, chunks, doc.text) if filled else []),
         *pipeline.hit_highlights(hits, chunks, selected=selected),
     ]
 elif view == "Heat":

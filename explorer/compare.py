@@ -548,6 +548,7 @@ def explorer_state(config: EvalConfig) -> dict[str, Any]:
         "merge": config.merges,
         "table_headers": config.table_headers,
         "carry": config.carry > 0,
+        "fill": config.fill,
         "chunk": None,
         "page": 1,
     }

@@ -22,16 +22,18 @@ from explorer.diagnostics import Diagnosis, issue
 from explorer.documents import Document, documents_in
 from explorer.errors import DocumentError
 from explorer.evidence import Evidence, covered_by, union
-from explorer.measures import DEFAULT_ENCODING, get_measure
+from explorer.measures import DEFAULT_ENCODING, Units, get_measure
 from explorer.retrieval import (
     CARRY,
     HYBRID_WEIGHT,
     PASSAGE_TOKENS,
     ContextPiece,
     Hit,
+    Span,
     embedded_text,
     passages,
     passages_of,
+    widen_to_budget,
 )
 from explorer.splitters import SEMANTIC_PERCENTILE, Chunk, ChunkSettings
 
@@ -414,6 +416,14 @@ CARRY_HELP = (
     "document: the text after a relevant passage often completes it (the exception after a "
     "rule, the explanation after a code line) while sharing few of the question's words."
 )
+FILL_HELP = (
+    "Spend the tokens the budget has left after the hits on the text around them: each stretch "
+    "of context grows evenly, half before and half after, so a phrase just past a hit's edge "
+    "comes along. The context never costs more than the budget; when the hits alone cost more, "
+    "nothing is added."
+)
+FILL_BUDGETS = (256, 512, 1024, 2048)
+"""The token budgets the query panel can fill (512, the evaluation's smallest, to start)."""
 DENSE_HELP = (
     f"**passages**: the document's sentences, packed to at most {PASSAGE_TOKENS} tokens, are "
     "embedded once; a chunk scores as its best passage. Every passage fits the model's window, "
@@ -445,8 +455,8 @@ NEIGHBOURS_MAX = 5
 class Demo:
     """A sample that opens with a question the starting settings fail to answer in full.
 
-    ``settings``, ``retriever`` and ``k`` are the app's starting values; ``hint`` says which one
-    move repairs the answer (both are checked with the real model in
+    ``settings``, ``retriever``, ``k`` and ``fill`` are the app's starting values; ``hint`` says
+    which one move repairs the answer (each is checked with the real model in
     ``tests/test_query_panel.py``).
     """
 
@@ -457,6 +467,9 @@ class Demo:
     retriever: str
     k: int
     hint: str
+    fill: bool = False
+    """Fill to budget starts off: at every budget offered it brings the exception in too (the
+    whole policy is 637 tokens), so the demo would open answered."""
 
 
 DEMO = Demo(
@@ -469,7 +482,7 @@ DEMO = Demo(
     hint=(
         "Fixed 250-character windows cut the refund rule from its exception, so the top 2 hits "
         "hold the rule but not the exception. One move repairs it: switch the splitter to "
-        "**sentence**, or set **Neighbours** to 1."
+        "**sentence**, set **Neighbours** to 1, or turn on **Fill to budget**."
     ),
 )
 
@@ -567,10 +580,57 @@ def context_spans(pieces: Sequence[ContextPiece]) -> list[tuple[int, int]]:
     return [(p.start, p.end) for p in pieces]
 
 
+@dataclass(frozen=True, slots=True)
+class FilledContext:
+    """The context filled to a token budget (see :func:`filled_context`)."""
+
+    spans: tuple[Span, ...]
+    """The context's stretches, merged and in document order."""
+    tokens: int
+    """cl100k tokens of ``spans``, counted on the whole document's tokens, as the budget is."""
+    budget: int
+    over: bool
+    """The pieces alone cost more than ``budget``: nothing was added."""
+    widened: bool
+    """Text was added around the pieces."""
+    whole: bool
+    """The context is the whole document, which costs less than the budget."""
+
+
+def filled_context(pieces: Sequence[ContextPiece], units: Units, budget: int) -> FilledContext:
+    """The pieces' context widened with the tokens ``budget`` leaves after them.
+
+    ``units`` are the cl100k tokens of the whole document. The tokens are counted on the pieces'
+    union, shared text once (see :func:`explorer.retrieval.widen_to_budget`); pieces that
+    already cost more than ``budget`` come back merged, with nothing added.
+    """
+    own = union([(p.start, p.end) for p in pieces])
+    cost = sum(units.size(s, e) for s, e in own)
+    spans = own if cost > budget else widen_to_budget(own, units, budget)
+    return FilledContext(
+        spans=tuple(spans),
+        tokens=sum(units.size(s, e) for s, e in spans),
+        budget=budget,
+        over=cost > budget,
+        widened=spans != own,
+        whole=spans == [(0, units.length)],
+    )
+
+
 def context_note(
-    tokens: int, pieces: Sequence[ContextPiece], *, k: int, neighbours: int, section: bool
+    tokens: int,
+    pieces: Sequence[ContextPiece],
+    *,
+    k: int,
+    neighbours: int,
+    section: bool,
+    filled: FilledContext | None = None,
 ) -> str:
-    """``"An LLM would receive 312 tokens (cl100k) in 2 pieces: …"`` (Markdown)."""
+    """``"An LLM would receive 312 tokens (cl100k) in 2 pieces: …"`` (Markdown).
+
+    With ``filled``, the tokens and pieces are those of the filled context, and the note says
+    whether the budget widened it.
+    """
     headers = len({h for p in pieces for h in p.headers})
     widened = (
         "each widened to its section"
@@ -579,16 +639,25 @@ def context_note(
         if neighbours
         else "as retrieved"
     )
-    n = len(pieces)
-    return (
+    n = len(pieces) if filled is None else len(filled.spans)
+    note = (
         f"An LLM would receive **{tokens:,} tokens** (cl100k) in {n} piece{'s' if n != 1 else ''}"
         f": the top {k} hit{'s' if k != 1 else ''}, {widened}"
-        + (
-            f", with the header rows of {headers} table{'s' if headers != 1 else ''}."
-            if headers
-            else "."
-        )
     )
+    if headers:
+        note += f", with the header rows of {headers} table{'s' if headers != 1 else ''}"
+    if filled is not None:
+        budget = f"the {filled.budget:,}-token budget"
+        if filled.over:
+            note += f"; over {budget}, so nothing was added"
+        elif filled.whole:
+            grown = ", then widened to" if filled.widened else ", that is"
+            note += f"{grown} the whole document, within {budget}"
+        elif filled.widened:
+            note += f", then widened to fill {budget}"
+        else:
+            note += f"; nothing more fits {budget}"
+    return note + "."
 
 
 # --------------------------------------------------------------------------- highlights
@@ -644,6 +713,34 @@ def context_highlights(
                         title=f"table header for {ranks}"
                         if header
                         else f"context added around {ranks}",
+                    )
+                )
+    return out
+
+
+def fill_highlights(
+    filled: FilledContext, pieces: Sequence[ContextPiece], chunks: Sequence[Chunk], text: str
+) -> list[render.Highlight]:
+    """The text filling the budget adds around the pieces, tinted as other added context.
+    White space at either end of a part is left out."""
+    taken = union([(p.start, p.end) for p in pieces])
+    starts = [c.start for c in chunks]
+    out = []
+    for span in filled.spans:
+        for a, b in subtract(span, taken):
+            while a < b and text[a].isspace():
+                a += 1
+            while b > a and text[b - 1].isspace():
+                b -= 1
+            if a < b:
+                out.append(
+                    render.Highlight(
+                        a,
+                        b,
+                        max(bisect.bisect_right(starts, a) - 1, 0),
+                        CONTEXT_COLOR,
+                        label="+",
+                        title=f"filled to the {filled.budget:,}-token budget",
                     )
                 )
     return out

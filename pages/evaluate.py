@@ -67,6 +67,7 @@ MERGE_HELP = (
     "Merge overlapping and adjacent hits, so a token budget counts shared text once (the "
     "tokens an LLM would receive). Changes coverage at a token budget, not at k."
 )
+FILL_HELP = pipeline.FILL_HELP + " Changes coverage at a token budget, not at k."
 SWEEP_DEFAULTS = {
     "chars": ("400, 800, 1600", "0, 200"),
     "words": ("75, 150, 300", "0, 30"),
@@ -178,6 +179,7 @@ def side_defaults(side: str) -> dict[str, Any]:
             "merge": False,
             "headers": bool(state.get("table_headers", RECOMMENDED.table_headers)),
             "carry": bool(state.get("carry", RECOMMENDED.carry > 0)),
+            "fill": bool(state.get("fill", RECOMMENDED.fill)),
         }
     s = RECOMMENDED.settings
     return {
@@ -192,6 +194,7 @@ def side_defaults(side: str) -> dict[str, Any]:
         "merge": RECOMMENDED.merge,
         "headers": RECOMMENDED.table_headers,
         "carry": RECOMMENDED.carry > 0,
+        "fill": RECOMMENDED.fill,
     }
 
 
@@ -232,6 +235,7 @@ WIDGETS = {
     "sw_merge": RECOMMENDED.merge,
     "sw_headers": RECOMMENDED.table_headers,
     "sw_carry": RECOMMENDED.carry > 0,
+    "sw_fill": RECOMMENDED.fill,
     "sw_k": DEFAULT_KS[-1],
     "sw_budget": DEFAULT_BUDGETS[0],
     "sw_cell": None,
@@ -547,6 +551,7 @@ def config_inputs(side: str) -> EvalConfig | None:
     right.toggle("Merge adjacent hits", key=p + "merge", help=MERGE_HELP)
     left.toggle("Table headers", key=p + "headers", help=pipeline.TABLE_HEADERS_HELP)
     right.toggle("Carry from previous", key=p + "carry", help=pipeline.CARRY_HELP)
+    left.toggle("Fill to budget", key=p + "fill", help=FILL_HELP)
     try:
         return EvalConfig(
             settings=ChunkSettings(
@@ -562,6 +567,7 @@ def config_inputs(side: str) -> EvalConfig | None:
             merge=bool(state[p + "merge"]),
             table_headers=bool(state[p + "headers"]),
             carry=CARRY if state[p + "carry"] else 0.0,
+            fill=bool(state[p + "fill"]),
         )
     except ExplorerError as exc:
         st.error(pipeline.md_text(str(exc)))
@@ -583,6 +589,8 @@ def describe(config: EvalConfig) -> str:
         out += ", table headers"
     if config.carry:
         out += f", carry {config.carry:g}"
+    if config.fill:
+        out += ", fill to budget"
     return out
 
 
@@ -886,6 +894,7 @@ if tab_sweep.open:
             st.toggle("Merge adjacent hits", key="sw_merge", help=MERGE_HELP)
             st.toggle("Table headers", key="sw_headers", help=pipeline.TABLE_HEADERS_HELP)
             st.toggle("Carry from previous", key="sw_carry", help=pipeline.CARRY_HELP)
+            st.toggle("Fill to budget", key="sw_fill", help=FILL_HELP)
         grid_error: str | None = None
         cells: list[tuple[int, int]] = []
         base: EvalConfig | None = None
@@ -905,6 +914,7 @@ if tab_sweep.open:
                 merge=bool(state.sw_merge),
                 table_headers=bool(state.sw_headers),
                 carry=CARRY if state.sw_carry else 0.0,
+                fill=bool(state.sw_fill),
             )
         except ExplorerError as exc:
             grid_error = str(exc)

@@ -465,6 +465,7 @@ def test_explorer_state_sets_every_key_the_main_page_reads() -> None:
         "merge": True,
         "table_headers": False,
         "carry": False,
+        "fill": False,
         "chunk": None,
         "page": 1,
     }
@@ -473,6 +474,9 @@ def test_explorer_state_sets_every_key_the_main_page_reads() -> None:
     assert (keys["table_headers"], keys["merge"], keys["neighbours"]) == (True, True, 0)
     # the main page has carry on or off, at CARRY
     assert compare.explorer_state(replace(cfg, carry=CARRY))["carry"] is True
+    # fill to budget spends the budget on the merged context: the page fills and merges too
+    keys = compare.explorer_state(replace(cfg, neighbours=0, fill=True))
+    assert (keys["fill"], keys["merge"]) == (True, True)
 
 
 # --------------------------------------------------------------------------- query sets

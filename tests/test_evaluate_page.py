@@ -190,6 +190,23 @@ def test_the_carry_toggles_reach_a_and_b() -> None:
     assert f"carry {CARRY:g}" in caption.split(" · B: ")[1]
 
 
+def test_the_fill_toggles_reach_a_and_b() -> None:
+    at = open_page(query_set=[REFUND], fill=False)  # the main page has fill off
+    assert at.toggle(key="ab_A_fill").label == "Fill to budget"
+    assert at.toggle(key="ab_A_fill").value is False  # A starts as the main page
+    assert at.toggle(key="ab_B_fill").value is RECOMMENDED.fill  # B as recommended
+    at.toggle(key="ab_B_fill").set_value(True).run()
+    at.button(key="ab_run").click().run()
+    assert_ok(at)
+    result = at.session_state["ab_result"]
+    assert (result["a"].config.fill, result["b"].config.fill) == (False, True)
+    [caption] = [c.value for c in at.caption if c.value.startswith("A: ")]
+    assert "fill to budget" not in caption.split(" · B: ")[0]
+    assert "fill to budget" in caption.split(" · B: ")[1]
+    at.toggle(key="ab_A_fill").set_value(True).run()  # a changed toggle flags the run
+    assert any("changed since this run" in w.value for w in at.warning)
+
+
 def test_changed_settings_after_a_run_are_flagged() -> None:
     at = open_page(query_set=[REFUND])
     at.button(key="ab_run").click().run()
@@ -256,6 +273,16 @@ def test_the_sweep_carry_toggle_reaches_its_cells() -> None:
         assert [r.config.carry for r in at.session_state["sweep_result"]["reports"]] == [carry] * 2
 
 
+def test_the_sweep_fill_toggle_reaches_its_cells() -> None:
+    at = open_page(query_set=[REFUND], eval_tab="Sweep", sw_sizes="64, 128", sw_overlaps="0")
+    assert at.toggle(key="sw_fill").value is RECOMMENDED.fill
+    for on in (True, False):
+        at.toggle(key="sw_fill").set_value(on).run()
+        at.button(key="sw_run").click().run()
+        assert_ok(at)
+        assert [r.config.fill for r in at.session_state["sweep_result"]["reports"]] == [on] * 2
+
+
 def test_load_this_configuration_sets_the_main_page() -> None:
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
@@ -268,6 +295,7 @@ def test_load_this_configuration_sets_the_main_page() -> None:
     at.session_state["sw_sizes"], at.session_state["sw_overlaps"] = "60, 120", "0, 20"
     at.session_state["sw_prefix"] = False
     at.session_state["sw_carry"] = False
+    at.session_state["sw_fill"] = True  # the main page starts with it off
     at.run()
     assert_ok(at)
     at.button(key="sw_run").click().run()
@@ -276,7 +304,7 @@ def test_load_this_configuration_sets_the_main_page() -> None:
     at.button(key="sw_load").click().run()
     assert_no_exception(at)
     assert [t.value for t in at.title] == ["Chunk Explorer"]  # the main page now
-    keys = ("splitter", "unit", "size", "overlap", "prefix", "carry")
+    keys = ("splitter", "unit", "size", "overlap", "prefix", "carry", "fill")
     state = {k: at.session_state[k] for k in keys}
     assert state == {
         "splitter": "sentence",
@@ -285,7 +313,11 @@ def test_load_this_configuration_sets_the_main_page() -> None:
         "overlap": 20,
         "prefix": False,
         "carry": False,
+        "fill": True,
     }
+    assert at.toggle(key="fill").value is True
+    note = next(m.value for m in at.markdown if m.value.startswith("An LLM would receive"))
+    assert "512-token budget" in note
     assert (at.session_state["size_exact"], at.session_state["overlap_exact"]) == (120, 20)
     doc = load_path(SAMPLES / at.session_state["source"])
     expected = split(doc, ChunkSettings(splitter="sentence", unit="words", size=120, overlap=20))

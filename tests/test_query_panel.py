@@ -17,9 +17,17 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer import evidence, pipeline, render
-from explorer.documents import load_path
+from explorer.documents import load_document, load_path
 from explorer.measures import get_measure
-from explorer.retrieval import CARRY, ChunkIndex, Hit, context_pieces, context_tokens
+from explorer.retrieval import (
+    CARRY,
+    ChunkIndex,
+    ContextPiece,
+    Hit,
+    context_pieces,
+    context_tokens,
+    widen_to_budget,
+)
 from explorer.splitters import ChunkSettings, split
 from tests.conftest import REPO, SAMPLES, make_chunks
 from tests.test_app import APP, FIRST, doc_html, errors, open_app, picker, upload
@@ -147,6 +155,16 @@ def test_the_refund_demo_fails_at_once_and_one_move_repairs_it(demo_verdict: str
         "Complete: every evidence phrase is inside the retrieved chunks"
     ]
     assert "does not apply" not in underlined(doc_html(at))[pipeline.EVIDENCE_MISSED]
+    assert "does not apply" in underlined(doc_html(at))[pipeline.EVIDENCE_COVERED]
+
+    # or, back at no neighbours, one toggle: fill the context to the 512-token budget
+    at.slider(key="neighbours").set_value(0).run()
+    assert at.error
+    at.toggle(key="fill").set_value(True).run()
+    assert_no_exception(at)
+    assert [e.value for e in at.success] == [
+        "Complete: every evidence phrase is inside the retrieved chunks"
+    ]
     assert "does not apply" in underlined(doc_html(at))[pipeline.EVIDENCE_COVERED]
 
 
@@ -468,6 +486,75 @@ def test_context_highlights_are_the_widened_parts_only() -> None:
     assert max(h.end for h in added) == chunks[hits[0].index + 1].end
 
 
+ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+
+
+def piece(start: int, end: int, rank: int = 1) -> ContextPiece:
+    return ContextPiece(start, end, (rank,), (rank - 1,))
+
+
+def test_fill_widens_the_pieces_evenly_within_the_budget() -> None:
+    units = get_measure("chars").units(ALPHABET)  # one unit a character: easy to count
+    # 4 characters of a 10-character budget: 3 more before, 3 more after
+    filled = pipeline.filled_context([piece(10, 14)], units, 10)
+    assert filled == pipeline.FilledContext(
+        spans=((7, 17),), tokens=10, budget=10, over=False, widened=True, whole=False
+    )
+    # two stretches share what is left: 8 characters, 4 each, 2 on either side
+    filled = pipeline.filled_context([piece(10, 12), piece(20, 22, 2)], units, 12)
+    assert (filled.spans, filled.tokens) == (((8, 14), (18, 24)), 12)
+    # at the document's start the side that cannot take its half gives it to the other
+    filled = pipeline.filled_context([piece(1, 5)], units, 10)
+    assert (filled.spans, filled.tokens) == (((0, 10),), 10)
+    # a budget beyond the document takes it all
+    filled = pipeline.filled_context([piece(10, 14)], units, 100)
+    assert (filled.spans, filled.tokens, filled.whole) == (((0, 26),), 26, True)
+    for pieces, budget in (([piece(10, 14)], 10), ([piece(10, 12), piece(20, 22, 2)], 12)):
+        spans = pipeline.filled_context(pieces, units, budget).spans
+        assert all(any(s <= p.start and p.end <= e for s, e in spans) for p in pieces)
+
+
+def test_fill_adds_nothing_over_the_budget_and_says_so() -> None:
+    units = get_measure("chars").units(ALPHABET)
+    over = pipeline.filled_context([piece(0, 8), piece(6, 14, 2)], units, 10)
+    assert over == pipeline.FilledContext(
+        spans=((0, 14),), tokens=14, budget=10, over=True, widened=False, whole=False
+    )
+    note = pipeline.context_note(14, [piece(0, 14)], k=2, neighbours=0, section=False, filled=over)
+    assert note == (
+        "An LLM would receive **14 tokens** (cl100k) in 1 piece: the top 2 hits, as retrieved; "
+        "over the 10-token budget, so nothing was added."
+    )
+    # one character left for two stretches: too little to share, nothing added
+    full = pipeline.filled_context([piece(10, 12), piece(20, 22, 2)], units, 5)
+    assert (full.spans, full.over, full.widened) == (((10, 12), (20, 22)), False, False)
+    assert pipeline.context_note(
+        4, [piece(10, 12), piece(20, 22, 2)], k=2, neighbours=0, section=False, filled=full
+    ).endswith("as retrieved; nothing more fits the 5-token budget.")
+
+
+def test_the_note_and_highlights_say_what_fill_added() -> None:
+    text = "one two three four five six seven eight nine ten"
+    units = get_measure("chars").units(text)
+    chunks = make_chunks(text, [(0, 13), (14, 23), (24, 33), (34, 48)])
+    pieces = [piece(14, 23, 1)]  # "four five": 9 characters
+    filled = pipeline.filled_context(pieces, units, 19)  # 10 more: 5 before, 5 after
+    assert filled.spans == ((9, 28),)
+    note = pipeline.context_note(19, pieces, k=1, neighbours=1, section=False, filled=filled)
+    assert note == (
+        "An LLM would receive **19 tokens** (cl100k) in 1 piece: the top 1 hit, each widened by "
+        "±1 chunk, then widened to fill the 19-token budget."
+    )
+    added = pipeline.fill_highlights(filled, pieces, chunks, text)
+    # the text around the piece, its white space at the edges left out (a character measure
+    # cuts "three"; real token bounds fall between words)
+    assert [text[h.start : h.end] for h in added] == ["hree", "six"]
+    assert [h.index for h in added] == [0, 2]
+    assert {(h.color, h.label, h.title) for h in added} == {
+        (pipeline.CONTEXT_COLOR, "+", "filled to the 19-token budget")
+    }
+
+
 def test_underline_highlights_have_no_badge_and_keep_the_tint() -> None:
     doc = load_path(SAMPLES / FIRST)
     start = doc.text.index("within seven days")
@@ -603,3 +690,49 @@ def test_carry_lifts_the_chunk_after_a_strong_hit() -> None:
     assert "carried" not in table.columns
     assert list(table["chunk"]) == [1, 4]  # "Lost parcels…": one word of the question
     assert [e.value for e in at.error] == [f"Incomplete: '{PHOTOS}' is in chunk 2, ranked 4th"]
+
+
+FILLER = " ".join(
+    f"Note {n}: the garden club meets on Tuesdays to talk about tulips, soil and rain."
+    for n in range(12)
+)
+LONG_RETURNS = f"# Returns\n\n{FILLER}\n\n{RETURNS.split(chr(10), 2)[2]}\n{FILLER}\n"
+""":data:`RETURNS` between two stretches of filler, so the document costs more than the budget
+and filling it takes in part of it, not all."""
+
+
+def test_fill_to_budget_brings_the_phrase_just_past_the_top_hit() -> None:
+    at = open_app(retriever="bm25", splitter="sentence", unit="words", size=15, overlap=0, k=1)
+    assert at.toggle(key="fill").value is DEMO.fill  # off at the start: the demo fails at once
+    assert at.selectbox(key="budget").disabled
+    upload(at, "returns.md", LONG_RETURNS.encode())
+    evidence_box(at, "returns.md").set_value(PHOTOS).run()
+    question_box(at, "returns.md").set_value(RETURNS_QUESTION).run()
+    assert_no_exception(at)
+    [top] = hits_table(at)["first words"]
+    assert str(top).startswith("To claim a refund")  # PHOTOS starts the next chunk
+    assert [e.value for e in at.error] == [f"Incomplete: '{PHOTOS}' is in chunk 15, ranked 2nd"]
+    assert 'title="filled to the' not in doc_html(at)
+
+    at.toggle(key="fill").set_value(True).run()
+    at.selectbox(key="budget").set_value(256).run()
+    assert_no_exception(at)
+    assert [m.value for m in at.success] == [
+        "Complete: every evidence phrase is inside the retrieved chunks"
+    ]
+    note = next(m.value for m in at.markdown if m.value.startswith("An LLM would receive"))
+    assert note.endswith("the top 1 hit, as retrieved, then widened to fill the 256-token budget.")
+    # what the note counts is what the library widens, within the budget
+    doc = load_document(LONG_RETURNS.encode(), name="returns.md")
+    units = get_measure("tokens").units(doc.text)
+    assert units.total() > 256  # the document is longer than the budget
+    chunks = split(doc, ChunkSettings("sentence", "words", 15, 0))
+    ranking = ChunkIndex(chunks).rank(RETURNS_QUESTION, "bm25", carry=CARRY)
+    spans = widen_to_budget(
+        [(chunks[ranking[0].index].start, chunks[ranking[0].index].end)], units, 256
+    )
+    tokens = sum(units.size(s, e) for s, e in spans)
+    assert tokens <= 256 and f"**{tokens:,} tokens** (cl100k) in {len(spans)} piece" in note
+    html = doc_html(at)
+    assert 'title="filled to the 256-token budget"' in html
+    assert "Attach two photos" in underlined(html)[pipeline.EVIDENCE_COVERED]
