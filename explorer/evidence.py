@@ -145,7 +145,7 @@ def verdict(results: Sequence[Evidence]) -> str:
     missing = [r for r in results if r.found and not r.covered]
     absent = [r for r in results if not r.found]
     if not missing and not absent:
-        return "complete: every evidence phrase is inside the retrieved chunks"
+        return "complete: every evidence phrase is inside the retrieved text"
     notes = []
     for r in missing:
         if r.chunk_indices:

@@ -248,7 +248,7 @@ def test_a_question_shows_rank_badges_and_the_verdict(page: Any) -> None:
 
     choose(page, "Splitter", "sentence")  # the one move that repairs it
     page.locator('[data-testid="stAlert"]').filter(has_text="Complete:").wait_for(timeout=60_000)
-    assert verdict_text(page) == "Complete: every evidence phrase is inside the retrieved chunks"
+    assert verdict_text(page) == "Complete: every evidence phrase is inside the retrieved text"
     assert sorted(b for b in rank_badges(page) if b.startswith("#")) == ["#1", "#2"]
     screenshot(page, "browser-8-query-repaired.png")
 

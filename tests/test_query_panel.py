@@ -142,7 +142,7 @@ def test_the_refund_demo_fails_at_once_and_one_move_repairs_it(demo_verdict: str
     at.selectbox(key="splitter").set_value("sentence").run()
     assert_no_exception(at)
     assert verdicts(at)["success"] == [
-        "Complete: every evidence phrase is inside the retrieved chunks"
+        "Complete: every evidence phrase is inside the retrieved text"
     ]
     assert not at.error
 
@@ -152,7 +152,7 @@ def test_the_refund_demo_fails_at_once_and_one_move_repairs_it(demo_verdict: str
     at.slider(key="neighbours").set_value(1).run()
     assert_no_exception(at)
     assert [e.value for e in at.success] == [
-        "Complete: every evidence phrase is inside the retrieved chunks"
+        "Complete: every evidence phrase is inside the retrieved text"
     ]
     assert "does not apply" not in underlined(doc_html(at))[pipeline.EVIDENCE_MISSED]
     assert "does not apply" in underlined(doc_html(at))[pipeline.EVIDENCE_COVERED]
@@ -163,7 +163,7 @@ def test_the_refund_demo_fails_at_once_and_one_move_repairs_it(demo_verdict: str
     at.toggle(key="fill").set_value(True).run()
     assert_no_exception(at)
     assert [e.value for e in at.success] == [
-        "Complete: every evidence phrase is inside the retrieved chunks"
+        "Complete: every evidence phrase is inside the retrieved text"
     ]
     assert "does not apply" in underlined(doc_html(at))[pipeline.EVIDENCE_COVERED]
 
@@ -681,7 +681,7 @@ def test_carry_lifts_the_chunk_after_a_strong_hit() -> None:
     assert list(table["carried"]) == pytest.approx([0.0, CARRY * strong])
     assert table["score"][1] == pytest.approx(CARRY * strong)  # all of it carried
     assert [m.value for m in at.success] == [
-        "Complete: every evidence phrase is inside the retrieved chunks"
+        "Complete: every evidence phrase is inside the retrieved text"
     ]
 
     at.toggle(key="carry").set_value(False).run()
@@ -718,7 +718,7 @@ def test_fill_to_budget_brings_the_phrase_just_past_the_top_hit() -> None:
     at.selectbox(key="budget").set_value(256).run()
     assert_no_exception(at)
     assert [m.value for m in at.success] == [
-        "Complete: every evidence phrase is inside the retrieved chunks"
+        "Complete: every evidence phrase is inside the retrieved text"
     ]
     note = next(m.value for m in at.markdown if m.value.startswith("An LLM would receive"))
     assert note.endswith("the top 1 hit, as retrieved, then widened to fill the 256-token budget.")
