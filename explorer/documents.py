@@ -15,7 +15,7 @@ import codecs
 import hashlib
 import re
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -360,16 +360,57 @@ def _paragraph_blocks(text: str) -> Iterator[Block]:
 
 
 def load_text(data: bytes, *, name: str) -> Document:
-    """Plain text: paragraphs are separated by blank lines."""
+    """Plain text: paragraphs are separated by blank lines; pipe tables (see
+    :func:`pipe_tables`) are tables."""
     text, warnings = decode_text(data, name=name)
     return Document(
         name=name,
         kind="text",
         sha256=sha256_of(data),
         text=text,
-        blocks=tuple(_paragraph_blocks(text)),
+        blocks=pipe_tables(text, _paragraph_blocks(text)),
         warnings=warnings,
     )
+
+
+PIPE = " | "
+"""The cell separator of pipe tables written without Markdown's delimiter row."""
+
+
+def pipe_tables(text: str, blocks: Iterable[Block]) -> tuple[Block, ...]:
+    """``blocks`` with each paragraph that is a table in all but syntax made a table.
+
+    Text exported from spreadsheets, PDFs and datasets often writes a table as lines of cells
+    separated by ``" | "`` without Markdown's ``|---|`` delimiter row, so Markdown reads it as a
+    paragraph. A paragraph of two or more lines, every line holding the separator and at least
+    four lines in five as many cells as the first, becomes a table; its first line is the
+    header row, as in such exports it nearly always is. Chunking then keeps rows whole and a hit
+    on the rows can bring the header (:class:`explorer.retrieval.TableHeaders`).
+    """
+    out = []
+    for b in blocks:
+        if b.kind == "paragraph" and PIPE in text[b.start : b.end]:
+            rows = _pipe_rows(text, b.start, b.end)
+            if rows:
+                b = Block("table", b.start, b.end, rows=rows)
+        out.append(b)
+    return tuple(out)
+
+
+def _pipe_rows(text: str, start: int, end: int) -> tuple[TableRow, ...]:
+    lines = []
+    pos = start
+    for line in text[start:end].split("\n"):
+        a, e = trim_span(text, pos, pos + len(line))
+        if a < e:
+            lines.append((a, e))
+        pos += len(line) + 1
+    cells = [text[a:e].count(PIPE) for a, e in lines]
+    if len(lines) < 2 or min(cells) < 1:
+        return ()
+    if 5 * sum(c == cells[0] for c in cells) < 4 * len(lines):
+        return ()
+    return tuple(TableRow(a, e, header=i == 0) for i, (a, e) in enumerate(lines))
 
 
 # --------------------------------------------------------------------------- markdown
@@ -559,7 +600,7 @@ def _parse_markdown(text: str) -> tuple[tuple[Block, ...], tuple[Heading, ...], 
                 headings.append(heading)
                 stack.append(heading)
     blocks.sort(key=lambda blk: (blk.start, -blk.end))
-    return tuple(blocks), tuple(headings), too_deep
+    return pipe_tables(text, blocks), tuple(headings), too_deep
 
 
 def documents_in(folder: str | Path) -> Sequence[Path]:

@@ -237,3 +237,46 @@ def test_real_markdown_parsed_in_windows_equals_one_parse(
     for window in (1, 3, 40):
         monkeypatch.setattr(documents, "PARSE_WINDOW_LINES", window)
         assert documents.markdown_structure(text) == whole
+
+
+PIPE_TABLE = (
+    "Cash flows are summarised below.\n\n"
+    "cash flows (millions) | 2014 | 2013\n"
+    "cash provided by operating activities | $7385 | $6823\n"
+    "cash used in investing activities | -4249 | -3405\n\n"
+    "Home | About\n\n"
+    "a | b | c\nd | e\nf | g | h\ni\n\n"
+    "p | q | r\ns | t\nu | v\nw | x\n"
+)
+
+
+@pytest.mark.parametrize("name", ["export.md", "export.txt"])
+def test_pipe_rows_without_a_delimiter_row_are_a_table_headed_by_the_first(name: str) -> None:
+    from explorer.retrieval import TableHeaders
+
+    doc = load_document(PIPE_TABLE.encode(), name=name)
+    [table] = [b for b in doc.blocks if b.kind == "table"]
+    rows = [(doc.text[r.start : r.end], r.header) for r in table.rows]
+    assert rows == [
+        ("cash flows (millions) | 2014 | 2013", True),
+        ("cash provided by operating activities | $7385 | $6823", False),
+        ("cash used in investing activities | -4249 | -3405", False),
+    ]
+    assert doc.text[table.start : table.end] == "\n".join(r for r, _ in rows)
+    # one line is not a table; nor are lines whose cells disagree or that lack a separator
+    kinds = {doc.text[b.start : b.end].split("\n")[0]: b.kind for b in doc.blocks}
+    assert kinds["Home | About"] == kinds["a | b | c"] == kinds["p | q | r"] == "paragraph"
+    # a hit on the rows brings the header line, as for any table
+    body = (table.rows[2].start, table.rows[2].end)
+    assert TableHeaders.of(doc).for_span(*body) == ((table.rows[0].start, table.rows[0].end),)
+
+
+def test_a_markdown_table_keeps_its_own_header_rows() -> None:
+    text = "| Plan | Days |\n|---|---|\n| Basic | 7 |\n| Pro | 30 |\n"
+    doc = load_document(text.encode(), name="plans.md")
+    [table] = [b for b in doc.blocks if b.kind == "table"]
+    assert [(doc.text[r.start : r.end], r.header) for r in table.rows] == [
+        ("| Plan | Days |", True),
+        ("| Basic | 7 |", False),
+        ("| Pro | 30 |", False),
+    ]
