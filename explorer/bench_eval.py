@@ -1,14 +1,14 @@
 """Which configuration retrieves the evidence? ``python -m explorer.bench_eval``.
 
 Evaluates our configurations against common ones, all with the bundled all-MiniLM-L6-v2 where a
-model is used, on seven query sets (default: ours and chroma):
+model is used, on eight query sets (default: ours and chroma):
 
 * ``queries/boundary-questions.json`` — our 75 boundary questions over the samples and the
   shared corpus (written by this project);
-* ``queries/holdout-questions.json`` and ``holdout2`` … ``holdout5-questions.json`` — 76, 72,
-  60, 60 and 60 more boundary questions of the same kinds, each written afterwards by someone
-  who saw no retrieval results (``--sets holdout,holdout2,holdout3,holdout4,holdout5``; the last
-  three after a default was frozen, half or more on Chroma's documents);
+* ``queries/holdout-questions.json`` and ``holdout2`` … ``holdout6-questions.json`` — 76, 72,
+  60, 60, 60 and 60 more boundary questions of the same kinds, each written afterwards by
+  someone who saw no retrieval results (``--sets holdout,holdout2,…,holdout6``; the last four
+  after a default was frozen, half or more on Chroma's documents);
 * ``../shared/benchmarks/chroma-chunking-eval/questions.json`` — 472 questions with exact
   evidence spans from Chroma's chunking research (not written by us: the generality check).
 
@@ -49,6 +49,7 @@ QUERY_SETS = {
     "holdout3": (REPO / "queries" / "holdout3-questions.json", REPO / "queries" / "docs"),
     "holdout4": (REPO / "queries" / "holdout4-questions.json", REPO / "queries" / "docs"),
     "holdout5": (REPO / "queries" / "holdout5-questions.json", REPO / "queries" / "docs"),
+    "holdout6": (REPO / "queries" / "holdout6-questions.json", REPO / "queries" / "docs"),
     "chroma": (
         SHARED / "benchmarks" / "chroma-chunking-eval" / "questions.json",
         SHARED / "benchmarks" / "chroma-chunking-eval" / "docs",
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sets",
         default="ours,chroma",
-        help="query sets: ours, holdout, holdout2, holdout3, holdout4, holdout5, chroma",
+        help="query sets: ours, holdout, holdout2 … holdout6, chroma",
     )
     parser.add_argument("--retrievers", default="bm25,hybrid", help="bm25, dense, hybrid")
     parser.add_argument("--only", default="", help="run only candidates whose name has this")
