@@ -27,7 +27,7 @@ KINDS = {
 def test_every_set_is_found() -> None:
     assert [p.name for p in SETS] == [
         "boundary-questions.json",
-        *(f"holdout{n}-questions.json" for n in ("", 2, 3, 4, 5)),
+        *(f"holdout{n}-questions.json" for n in ("", 2, 3, 4, 5, 6)),
     ]
 
 
