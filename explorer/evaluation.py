@@ -233,7 +233,7 @@ RECOMMENDED = EvalConfig(
 )
 """The configuration the README recommends: the best coverage at 512 and 1,024 tokens on our
 query set, and the best at 512 on Chroma's benchmark, among those measured
-(``python -m explorer.bench_eval``); it was then checked on five held-out sets. A heading prefix
+(``python -m explorer.bench_eval``); it was then checked on six held-out sets. A heading prefix
 raised coverage@1 but lowered coverage@512 on our questions with dense scores from passages (a
 short passage's vector is much changed by a prefix), so it is off. Table headers cost a few
 tokens per table hit and never lowered coverage on any set. The carry raised coverage@1024 over
