@@ -579,19 +579,15 @@ def describe(config: EvalConfig) -> str:
     out = f"{s.splitter}, {s.size} {s.unit}, overlap {s.overlap}, {config.retriever}"
     if config.retriever != "bm25":
         out += f" (dense from {config.dense})"
-    if config.heading_prefix:
-        out += ", heading prefix"
-    if config.neighbours:
-        out += f", ±{config.neighbours} neighbours"
-    if config.merge:
-        out += ", merged hits"
-    if config.table_headers:
-        out += ", table headers"
-    if config.carry:
-        out += f", carry {config.carry:g}"
-    if config.fill:
-        out += ", fill to budget"
-    return out
+    options = (
+        (config.heading_prefix, "heading prefix"),
+        (config.neighbours, f"±{config.neighbours} neighbours"),
+        (config.merge, "merged hits"),
+        (config.table_headers, "table headers"),
+        (config.carry, f"carry {config.carry:g}"),
+        (config.fill, "fill to budget"),
+    )
+    return out + "".join(f", {label}" for on, label in options if on)
 
 
 def show_flips(ra: EvalReport, rb: EvalReport, k: int) -> None:
