@@ -42,7 +42,7 @@ fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=large FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q $(FUZZ_TESTS)
 
 bench: $(STAMP)
-	$(BIN)/python -m explorer.bench
+	$(BIN)/python -m benchmarks.bench
 
 clean-venv:
 	rm -rf $(VENV)

@@ -18,25 +18,29 @@ from collections.abc import Sequence
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from explorer import charts, compare, evidence, pipeline, render
-from explorer.diagnostics import ISSUES, Diagnosis, diagnose
-from explorer.documents import Document, load_document
-from explorer.embeddings import BUNDLED, Embedder, Progress
-from explorer.errors import ExplorerError
-from explorer.export import chunk_record, manifest, to_jsonl
-from explorer.measures import DEFAULT_ENCODING, MODEL_WINDOW, UNITS, Measure, Units, get_measure
-from explorer.retrieval import (
-    CARRY,
-    DENSE_SOURCES,
-    RETRIEVERS,
-    ChunkIndex,
-    ContextPiece,
-    Hit,
-    context_pieces,
-    context_tokens,
+from explorer.answer import Answer, Retriever
+from explorer.chunking.diagnostics import ISSUES, Diagnosis, diagnose
+from explorer.chunking.export import chunk_record, manifest, to_jsonl
+from explorer.chunking.measures import (
+    DEFAULT_ENCODING,
+    MODEL_WINDOW,
+    UNITS,
+    Measure,
+    Units,
+    get_measure,
 )
-from explorer.retrieval import embedded_text as embedded
-from explorer.splitters import RECURSIVE_LEVELS, Chunk, ChunkSettings, split
+from explorer.chunking.splitters import RECURSIVE_LEVELS, Chunk, ChunkSettings, split
+from explorer.chunking.splitters import embedded_text as embedded
+from explorer.config import Config
+from explorer.documents import Document, load_document
+from explorer.errors import ExplorerError
+from explorer.evaluation import compare
+from explorer.progress import Progress
+from explorer.retrieval import evidence
+from explorer.retrieval.embeddings import BUNDLED, Embedder
+from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS, Hit
+from ui import charts, render
+from ui import view as pipeline
 
 st.set_page_config(page_title="Chunk Explorer", page_icon="🧩", layout="wide")
 
@@ -85,19 +89,19 @@ def semantic_memo() -> dict[str, list[Chunk]]:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def chunk_index(
+def retriever(
     doc_key: str,
-    chunking_key: str,
-    prefix: bool,
-    dense: str,
-    model: str,
+    index_key: str,
     _doc: Document,
+    _config: Config,
     _chunks: list[Chunk],
     _embedder: Embedder | None,
-) -> ChunkIndex:
-    """The chunks ready for retrieval: BM25 built on first use, vectors embedded on first dense
-    use (``model`` is "" for an index without an embedder)."""
-    return ChunkIndex(_chunks, embedder=_embedder, heading_prefix=prefix, doc=_doc, dense=dense)
+) -> Retriever:
+    """The chunks ready for retrieval under one ranking (``index_key``): BM25 built on first use,
+    vectors embedded on first dense use; each run takes it with its own context settings."""
+    return Retriever(
+        _doc, _config, chunks=_chunks, embedder=_embedder, units=doc_units(doc_key, _doc)
+    )
 
 
 @st.cache_resource(max_entries=8, show_spinner="Counting the document's tokens…")
@@ -110,7 +114,7 @@ def doc_units(doc_key: str, _doc: Document) -> Units:
 def check(
     doc_key: str, settings_key: str, prefix: bool, _doc: Document, _chunks: list[Chunk]
 ) -> Diagnosis:
-    return diagnose(_doc, _chunks, prefix_headings=prefix, model_measure=measure("model-tokens"))
+    return diagnose(_doc, _chunks, heading_prefix=prefix, model_measure=measure("model-tokens"))
 
 
 @st.cache_data(max_entries=32, show_spinner="Drawing the document…")
@@ -158,13 +162,11 @@ def highlights_key(highlights: Sequence[render.Highlight]) -> str:
 
 
 def embedding_progress(what: str) -> tuple[Progress, DeltaGenerator]:
-    """A progress bar and the callback that moves it (``progress(done, total)``)."""
+    """A progress bar and the callback that moves it."""
     bar = st.progress(0.0, text=f"Embedding {what}…")
 
-    def progress(done: int, total: int) -> None:
-        bar.progress(
-            done / total if total else 1.0, text=f"Embedding {what}: {done:,} of {total:,}"
-        )
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(fraction, text=f"Embedding {what}: {message}")
 
     return progress, bar
 
@@ -195,24 +197,10 @@ START = pipeline.DEMO
 state = st.session_state
 state.setdefault("uploads", {})  # display name -> (file name, sha256, bytes) of loaded uploads
 state.setdefault("upload_error", None)
-state.setdefault("splitter", START.settings.splitter)
-state.setdefault("unit", START.settings.unit)
-state.setdefault("size", START.settings.size)
-state.setdefault("overlap", START.settings.overlap)
-state.setdefault("separators", list(RECURSIVE_LEVELS))
-state.setdefault("percentile", START.settings.percentile)
-state.setdefault("model", BUNDLED)
-state.setdefault("prefix", False)
-state.setdefault("dense", DENSE_SOURCES[0])
-state.setdefault("retriever", START.retriever)
+for key, value in pipeline.state_of(START.config).items():
+    state.setdefault(key, value)
 state.setdefault("k", START.k)
-state.setdefault("neighbours", 0)
-state.setdefault("section", False)
-state.setdefault("merge", True)
-state.setdefault("table_headers", True)
-state.setdefault("carry", True)
-state.setdefault("fill", START.fill)
-state.setdefault("budget", 512)
+state.setdefault("budget", START.budget)
 state.setdefault("view", "Query hits")
 state.setdefault("queries", {})  # document -> (question, evidence) last typed for it
 state.setdefault("only_flagged", False)
@@ -412,7 +400,7 @@ with st.sidebar:
     )
     st.toggle(
         "Prefix heading path",
-        key="prefix",
+        key="heading_prefix",
         help='Embed "Heading > Sub" + a blank line + the text, as many pipelines do.',
     )
     st.header("View")
@@ -433,21 +421,15 @@ st.caption(
 )
 
 try:
-    settings = ChunkSettings(
-        splitter=state.splitter,
-        unit=state.unit,
-        size=state.size,
-        overlap=state.overlap,
-        separators=tuple(s for s in RECURSIVE_LEVELS if s in state.separators),
-        percentile=state.percentile,
-    )
+    config = pipeline.config_of(state)  # the one place the main page builds its configuration
+    settings = config.chunking
     if settings.splitter == "semantic":
         chunking_key = f"{settings.key()}|model={model}"
         chunks = semantic_chunks(doc, settings, model)
     else:
         chunking_key = settings.key()
         chunks = chunk(doc_key, chunking_key, doc, settings)
-    diagnosis = check(doc_key, chunking_key, state.prefix, doc, chunks)
+    diagnosis = check(doc_key, chunking_key, state.heading_prefix, doc, chunks)
 except ExplorerError as exc:
     st.error(pipeline.md_text(str(exc)))
     st.stop()
@@ -525,18 +507,22 @@ with ask_col:
         help="Send text shared by hits (overlap, touching chunks, shared neighbours) once.",
     )
     left.toggle("Table headers", key="table_headers", help=pipeline.TABLE_HEADERS_HELP)
-    right.toggle("Carry from previous", key="carry", help=pipeline.CARRY_HELP)
-    left, right = st.columns(2, vertical_alignment="center")
-    left.toggle("Fill to budget", key="fill", help=pipeline.FILL_HELP)
+    right.toggle("Fill to budget", key="fill", help=pipeline.FILL_HELP)
+    left, right = st.columns(2, vertical_alignment="bottom")
+    left.slider(
+        "Carry from previous",
+        min_value=pipeline.CARRY_RANGE[0],
+        max_value=pipeline.CARRY_RANGE[1],
+        step=pipeline.CARRY_RANGE[2],
+        key="carry",
+        help=pipeline.CARRY_HELP,
+    )
     right.selectbox(
         "Token budget",
-        pipeline.FILL_BUDGETS,
+        pipeline.BUDGETS,
         key="budget",
-        format_func=lambda b: f"{b:,} tokens",
-        disabled=not state.fill,
-        label_visibility="collapsed",
-        width=140,
-        help="The tokens Fill to budget fills the context up to.",
+        format_func=lambda b: "no budget" if b is None else f"{b:,} tokens",
+        help=pipeline.BUDGET_HELP,
     )
 with evidence_col:
     st.text_area(
@@ -565,42 +551,33 @@ phrases = pipeline.evidence_phrases(state[evidence_key])
 if state.source == START.source and question == START.question:
     st.caption(START.hint)
 
+answer: Answer | None = None
 ranking: list[Hit] = []
 hits: list[Hit] = []
-pieces: list[ContextPiece] = []
-filled: pipeline.FilledContext | None = None
-context: list[tuple[int, int]] = []
 results: list[evidence.Evidence] = []
+context: list[tuple[int, int]] = []
 if question and chunks:
-    needs_model = state.retriever != "bm25"
     try:
-        emb = load_embedder(model) if needs_model else None
-        index = chunk_index(
-            doc_key,
-            chunking_key,
-            state.prefix,
-            state.dense,
-            model if emb else "",
-            doc,
-            chunks,
-            emb,
-        )
+        emb = load_embedder(model) if config.retriever != "bm25" else None
+        ready = retriever(doc_key, config.index_key(), doc, config, chunks, emb).using(config)
         if emb is not None:  # embed the texts not seen before, with a progress bar
-            todo = len({t for t in index.dense_texts if not emb.cached(t)})
+            todo = len({t for t in ready.index.dense_texts if not emb.cached(t)})
             if todo:
-                what = "passages" if state.dense == "passages" else "chunk texts"
+                what = "passages" if config.dense == "passages" else "chunk texts"
                 progress, bar = embedding_progress(f"{todo:,} {what} with {model}")
                 try:
-                    emb.embed(index.dense_texts, progress=progress)
+                    emb.embed(ready.index.dense_texts, progress=progress)
                 finally:
                     bar.empty()
-        ranking = index.rank(question, state.retriever, carry=CARRY if state.carry else 0.0)
+        answer = ready.answer(question, phrases, k=state.k, budget=state.budget)
     except ExplorerError as exc:
         st.error(
-            f"{pipeline.md_text(str(exc))}  \nThe {state.retriever} retriever needs the model; "
+            f"{pipeline.md_text(str(exc))}  \nThe {config.retriever} retriever needs the model; "
             "bm25 works without it."
         )
-    hits = ranking[: state.k]
+    if answer is not None:
+        ranking, hits = list(answer.ranking), list(answer.hits)
+        results, context = list(answer.evidence), list(answer.context)
     asked = f"{state.source}\n{question}"
     if hits and state.get("asked") != asked:  # a new question: show its hits, best one first
         state.asked = asked
@@ -608,23 +585,11 @@ if question and chunks:
             state.view = "Query hits"
         if chunks[hits[0].index].page_start is not None:
             state.page = chunks[hits[0].index].page_start
-    pieces = context_pieces(
-        hits,
-        chunks,
-        neighbours=state.neighbours,
-        doc=doc,
-        section=state.section,
-        merge=state.merge,
-        table_headers=state.table_headers,
-    )
-    context = pipeline.context_spans(pieces)
-    if state.fill and pieces:
-        filled = pipeline.filled_context(pieces, doc_units(doc_key, doc), state.budget)
-        context = list(filled.spans)
-    results = evidence.check(phrases, doc.text, chunks, ranking, context=context) if ranking else []
 elif not question:
     st.caption("Type a question to see which chunks a retriever would return for it.")
 
+if answer is not None and not hits:
+    st.warning(pipeline.context_note(answer, length=len(doc.text)))
 if hits:
     if phrases:
         verdict = evidence.verdict(results)
@@ -640,7 +605,7 @@ if hits:
         st.caption("Add evidence phrases to check that the retrieved text holds them.")
     hits_col, context_col = st.columns([3, 2], gap="large")
     with hits_col:
-        st.markdown(f"**Top {len(hits)} of {len(ranking)} chunks** ({state.retriever})")
+        st.markdown(f"**Top {len(hits)} of {len(ranking)} chunks** ({config.retriever})")
         rows = pipeline.hit_rows(hits, chunks, count=measure("tokens").count)
         small = st.column_config.NumberColumn(width="small")
         score = st.column_config.NumberColumn(format="%.4f", width="small")
@@ -663,21 +628,8 @@ if hits:
         )
     with context_col:
         st.markdown("**What the LLM gets**")
-        tokens = (
-            filled.tokens
-            if filled is not None
-            else context_tokens(pieces, doc.text, measure("tokens").count)
-        )
-        st.markdown(
-            pipeline.context_note(
-                tokens,
-                pieces,
-                k=len(hits),
-                neighbours=state.neighbours,
-                section=state.section,
-                filled=filled,
-            )
-        )
+        assert answer is not None
+        st.markdown(pipeline.context_note(answer, length=len(doc.text)))
         with st.container(horizontal=True, key="jumps"):
             for h in hits:
                 page_of_hit = chunks[h.index].page_start
@@ -699,8 +651,8 @@ marks = pipeline.evidence_highlights(results, context)
 view = state.view if ranking else "Chunks"
 if view == "Query hits":
     highlights = [
-        *pipeline.context_highlights(pieces, hits, chunks, doc.text),
-        *(pipeline.fill_highlights(filled, pieces, chunks, doc.text) if filled else []),
+        *pipeline.context_highlights(answer.pieces if answer else (), hits, chunks, doc.text),
+        *(pipeline.fill_highlights(answer, chunks, doc.text) if answer else []),
         *pipeline.hit_highlights(hits, chunks, selected=selected),
     ]
 elif view == "Heat":
@@ -786,7 +738,7 @@ with detail_col:
     options = shown if selected is None or selected in shown else sorted([selected, *shown])
     # a fresh picker for each document and settings: the browser never sends back a label
     # from other chunks; the choice itself lives in state.chunk
-    options_key = f"{doc_key}|{chunking_key}|{state.prefix}|{state.only_flagged}"
+    options_key = f"{doc_key}|{chunking_key}|{state.heading_prefix}|{state.only_flagged}"
     picker = "pick_" + hashlib.sha256(options_key.encode()).hexdigest()[:12]
     state[picker] = selected
     st.selectbox(
@@ -837,9 +789,11 @@ if selected is not None:
     text_col, embed_col = st.columns(2)
     text_col.markdown(f"**Chunk {selected}: displayed text**")
     text_col.code(chunks[selected].text, language=None, wrap_lines=True)
-    prefix_note = "heading path prefixed" if state.prefix else "no prefix; see the sidebar"
+    prefix_note = "heading path prefixed" if state.heading_prefix else "no prefix; see the sidebar"
     if state.dense == "passages":
-        texts = pipeline.embedded_passages(doc, chunks[selected], heading_prefix=state.prefix)
+        texts = pipeline.embedded_passages(
+            doc, chunks[selected], heading_prefix=state.heading_prefix
+        )
         embed_col.markdown(
             f"**Chunk {selected}: the passages that score it** ({len(texts)}; "
             f"{prefix_note}; its dense score is the best of theirs)"
@@ -848,7 +802,7 @@ if selected is not None:
     else:
         embed_col.markdown(f"**Chunk {selected}: text that is embedded** ({prefix_note})")
         embed_col.code(
-            embedded(chunks[selected], heading_prefix=state.prefix),
+            embedded(chunks[selected], heading_prefix=state.heading_prefix),
             language=None,
             wrap_lines=True,
         )

@@ -4,9 +4,10 @@ The library never imports streamlit, and ``import explorer`` stays cheap: tokeni
 and sentence-transformers are imported inside the functions that need them.
 """
 
-from explorer.documents import Document, load_document, load_path
+from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.documents.load import load_document, load_path
+from explorer.documents.model import Document
 from explorer.errors import DocumentError, ExplorerError, MeasureError, SettingsError
-from explorer.splitters import Chunk, ChunkSettings, split
 
 __all__ = [
     "Chunk",

@@ -1,5 +1,9 @@
 """Command line: ``python -m explorer text|chunk|query|eval|sweep ...``.
 
+Every command that chunks or answers takes the same configuration options, each defaulting to
+the recommended configuration (:class:`explorer.config.Config`); ``query`` and ``eval`` print the
+configuration they used, flat, under ``"config"``.
+
 Bad input never shows a traceback: it exits with status 2 and one line on stderr that says what
 is wrong and what to do. A document that loads with an assumption (an encoding guessed, a damaged
 PDF repaired) gets one ``warning:`` line on stderr per assumption, and the command goes on.
@@ -11,29 +15,32 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
-from explorer.documents import Document, load_path
-from explorer.embeddings import BUNDLED
+from explorer.answer import DEFAULT_K, Retriever
+from explorer.chunking.export import chunk_record, manifest
+from explorer.chunking.measures import UNITS
+from explorer.chunking.splitters import SPLITTERS, split
+from explorer.config import Config
+from explorer.documents.load import load_path
+from explorer.documents.model import Document
 from explorer.errors import ExplorerError, SettingsError
-from explorer.evaluation import (
-    RECOMMENDED,
-    EvalConfig,
+from explorer.evaluation.compare import parse_int_list
+from explorer.evaluation.evaluate import (
+    DEFAULT_BUDGETS,
+    DEFAULT_KS,
     EvalReport,
     Workspace,
     evaluate,
-    load_queries,
     summary_row,
     sweep,
 )
-from explorer.export import chunk_record, manifest
-from explorer.measures import DEFAULT_ENCODING, UNITS
-from explorer.retrieval import CARRY, DENSE_SOURCES, RETRIEVERS, ChunkIndex
-from explorer.splitters import SPLITTERS, ChunkSettings, split
+from explorer.evaluation.queries import load_queries
+from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
 
-CARRY_HELP = "each chunk's score gains this share of the previous chunk's score"
+SWITCHES = ("heading_prefix", "section", "merge", "table_headers", "fill")
+"""The on/off settings, each an option taking ``on`` or ``off``."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,16 +48,81 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
-def _add_chunk_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--splitter", choices=SPLITTERS, default="recursive")
-    p.add_argument("--unit", choices=UNITS, default="tokens")
-    p.add_argument("--size", type=int, default=256, help="the size limit in --unit (default 256)")
-    p.add_argument("--overlap", type=int, default=0, help="units shared by neighbours (default 0)")
-    p.add_argument(
-        "--encoding",
-        default=DEFAULT_ENCODING,
-        help=f"tiktoken encoding (default {DEFAULT_ENCODING})",
+def _config_options(p: argparse.ArgumentParser) -> None:
+    """The options of :class:`Config`; each left out keeps the recommended value."""
+    d = Config()
+    c = d.chunking
+    g = p.add_argument_group("configuration (each defaults to the recommended one)")
+    g.add_argument("--splitter", choices=SPLITTERS, help=f"default {c.splitter}")
+    g.add_argument("--unit", choices=UNITS, help=f"the size measure (default {c.unit})")
+    g.add_argument("--size", type=int, help=f"the size limit in --unit (default {c.size})")
+    g.add_argument(
+        "--overlap",
+        type=int,
+        help=f"units shared by neighbours (default {c.overlap}; a quarter of --size when the "
+        "splitter, unit or size is given without it)",
     )
+    g.add_argument("--encoding", help=f"tiktoken encoding (default {c.encoding})")
+    g.add_argument("--retriever", choices=RETRIEVERS, help=f"default {d.retriever}")
+    g.add_argument(
+        "--dense",
+        choices=DENSE_SOURCES,
+        help="where dense scores come from: the document's passages (sentences, each inside "
+        f"the model's window) or each chunk embedded whole (default {d.dense})",
+    )
+    g.add_argument("--model", help=f"embedding model (default {d.model})")
+    g.add_argument(
+        "--carry",
+        type=float,
+        help="each chunk's score gains this share of the previous chunk's score "
+        f"(default {d.carry:g}; 0 for none)",
+    )
+    g.add_argument(
+        "--neighbours",
+        type=int,
+        help=f"each hit brings this many chunks on each side (default {d.neighbours})",
+    )
+    helps = {
+        "heading_prefix": "embed each chunk after its heading path",
+        "section": "each hit brings its whole section",
+        "merge": "send overlapping or touching pieces of context once",
+        "table_headers": "a hit on a table's rows brings the table's header rows",
+        "fill": "with a budget, spend the tokens the hits leave on the text around them",
+    }
+    for name in SWITCHES:
+        default = "on" if getattr(d, name) else "off"
+        g.add_argument(
+            "--" + name.replace("_", "-"),
+            choices=("on", "off"),
+            help=f"{helps[name]} (default {default})",
+        )
+
+
+def config_from(args: argparse.Namespace) -> Config:
+    """The recommended configuration with whatever the options change (the one place the
+    command line builds a configuration)."""
+    given: dict[str, Any] = {}
+    for key in ("splitter", "unit", "size", "overlap", "encoding", "retriever", "dense", "model"):
+        if getattr(args, key, None) is not None:
+            given[key] = getattr(args, key)
+    if getattr(args, "carry", None) is not None:
+        given["carry"] = args.carry
+    if getattr(args, "neighbours", None) is not None:
+        given["neighbours"] = args.neighbours
+    for name in SWITCHES:
+        if getattr(args, name, None) is not None:
+            given[name] = getattr(args, name) == "on"
+    return Config.from_json(given)
+
+
+def _ints(minimum: int) -> Any:
+    def parse(value: str) -> tuple[int, ...]:
+        try:
+            return parse_int_list(value, name="the list", minimum=minimum)
+        except SettingsError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,18 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
     text.add_argument("path")
     chunk = sub.add_parser("chunk", help="print chunks as JSON Lines")
     chunk.add_argument("path")
-    _add_chunk_options(chunk)
+    _config_options(chunk)
+
     query = sub.add_parser(
-        "query", help="rank chunks for a question and check the evidence phrases (one JSON object)"
+        "query",
+        help="answer a question: hits, the context an LLM receives, the evidence, the verdict",
     )
     query.add_argument("path")
     query.add_argument("question")
-    _add_chunk_options(query)
-    query.add_argument("--retriever", choices=RETRIEVERS, default="hybrid")
-    query.add_argument("--k", type=int, default=5, help="how many chunks to retrieve (default 5)")
-    query.add_argument(
-        "--carry", type=float, default=CARRY, help=f"{CARRY_HELP} (default {CARRY:g}; 0 for none)"
-    )
     query.add_argument(
         "--evidence",
         action="append",
@@ -80,31 +148,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="a phrase the answer needs (repeat for several)",
     )
     query.add_argument(
-        "--heading-prefix",
-        action="store_true",
-        help="embed each chunk after its heading path (what is displayed does not change)",
+        "--k", type=int, default=DEFAULT_K, help=f"the most hits taken (default {DEFAULT_K})"
     )
-    query.add_argument("--model", default=BUNDLED, help=f"embedding model (default {BUNDLED})")
     query.add_argument(
-        "--dense",
-        choices=DENSE_SOURCES,
-        default="passages",
-        help=(
-            "where dense scores come from: the document's passages (sentences, each inside the "
-            "model's window; default) or each chunk embedded whole"
-        ),
+        "--budget",
+        type=int,
+        default=None,
+        help="the context's token budget: hits are taken while they fit (default: none)",
     )
+    _config_options(query)
 
-    ev = sub.add_parser(
-        "eval",
-        help="coverage of a query set's evidence (for documentation CI)",
-        description=(
-            "Without chunk or retriever options, the recommended configuration is used; options "
-            "given replace its values (the overlap is 0 when --splitter, --unit or --size is "
-            "given without --overlap)."
-        ),
-    )
-    _add_eval_options(ev)
+    ev = sub.add_parser("eval", help="coverage of a query set's evidence (for documentation CI)")
+    _eval_options(ev)
     ev.add_argument(
         "--min-coverage",
         type=float,
@@ -112,73 +167,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit with status 1 when coverage@max(k) is below this (0-1)",
     )
     sw = sub.add_parser("sweep", help="evaluate a grid of sizes and overlaps for one splitter")
-    _add_eval_options(sw)
-    sw.add_argument("--sizes", type=_int_list, required=True, help="e.g. 128,256,512")
-    sw.add_argument("--overlaps", type=_int_list, default=[0], help="e.g. 0,32 (default 0)")
+    _eval_options(sw)
+    sw.add_argument("--sizes", type=_ints(1), required=True, help='e.g. "128,256,512"')
+    sw.add_argument("--overlaps", type=_ints(0), default=(0,), help='e.g. "0,32" (default 0)')
     return parser
 
 
-def _int_list(value: str) -> list[int]:
-    try:
-        items = [int(x) for x in value.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected whole numbers separated by commas, got {value!r}"
-        ) from None
-    if not items:
-        raise argparse.ArgumentTypeError("expected at least one number")
-    return items
-
-
-def _add_eval_options(p: argparse.ArgumentParser) -> None:
+def _eval_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--queries", required=True, help="query set (JSON list of id/doc/query/evidence)"
     )
     p.add_argument("--docs", required=True, help="the folder the queries' doc names refer to")
-    p.add_argument("--splitter", choices=SPLITTERS, default=None)
-    p.add_argument("--unit", choices=UNITS, default=None)
-    p.add_argument("--size", type=int, default=None)
-    p.add_argument("--overlap", type=int, default=None)
-    p.add_argument("--encoding", default=None)
-    p.add_argument("--retriever", choices=RETRIEVERS, default=None)
     p.add_argument(
-        "--dense",
-        choices=DENSE_SOURCES,
-        default=None,
-        help=(
-            "where dense scores come from: the document's passages (sentences, each inside the "
-            "model's window; default) or each chunk embedded whole"
-        ),
-    )
-    p.add_argument("--heading-prefix", choices=("on", "off"), default=None)
-    p.add_argument(
-        "--neighbours",
-        type=int,
-        default=None,
-        help="small-to-big: each hit brings this many neighbouring chunks on each side",
+        "--k", type=_ints(1), default=DEFAULT_KS, help='hits at most, e.g. "1,3,5" (default)'
     )
     p.add_argument(
-        "--merge",
-        choices=("on", "off"),
-        default=None,
-        help="merge overlapping/adjacent hits so the budget counts shared text once",
+        "--budget",
+        type=_ints(1),
+        default=DEFAULT_BUDGETS,
+        help='token budgets (default "512,1024")',
     )
-    p.add_argument(
-        "--table-headers",
-        choices=("on", "off"),
-        default=None,
-        help="a hit on a table's rows also brings the table's header rows (charged to the budget)",
-    )
-    p.add_argument("--carry", type=float, default=None, help=f"{CARRY_HELP} (0 for none)")
-    p.add_argument(
-        "--fill",
-        choices=("on", "off"),
-        default=None,
-        help="at each budget, spend the tokens the whole hits leave on the text around them",
-    )
-    p.add_argument("--k", type=_int_list, default=[1, 3, 5], help="e.g. 1,3,5 (default)")
-    p.add_argument("--budget", type=_int_list, default=[512, 1024], help="token budgets")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    _config_options(p)
 
 
 def _load(path: str) -> Document:
@@ -189,113 +199,34 @@ def _load(path: str) -> Document:
     return doc
 
 
-def run_query(args: argparse.Namespace, settings: ChunkSettings) -> dict[str, object]:
-    from explorer import evidence
-    from explorer.embeddings import embedder
-    from explorer.measures import get_measure
-
+def run_query(args: argparse.Namespace, config: Config) -> dict[str, Any]:
     if args.k < 1:
         raise SettingsError(f"--k must be at least 1, got {args.k}")
+    if args.budget is not None and args.budget < 1:
+        raise SettingsError(f"--budget must be at least 1, got {args.budget}")
     doc = _load(args.path)
-    needs_model = args.retriever != "bm25" or settings.splitter == "semantic"
-    emb = embedder(args.model) if needs_model else None
-    chunks = split(doc, settings, embed=emb.embed if emb else None)
-    index = ChunkIndex(
-        chunks, embedder=emb, heading_prefix=args.heading_prefix, doc=doc, dense=args.dense
-    )
-    ranking = index.rank(args.question, args.retriever, carry=args.carry)
-    hits = ranking[: args.k]
-    tokens = get_measure("tokens")
-    context = [(chunks[h.index].start, chunks[h.index].end) for h in hits]
-    results = evidence.check(args.evidence, doc.text, chunks, ranking, context=context)
-    return {
-        "question": args.question,
-        "config": {
-            **manifest(doc, settings, chunks),
-            "retriever": args.retriever,
-            "k": args.k,
-            "model": args.model if emb else None,
-            "dense": args.dense if args.retriever != "bm25" else None,
-            "heading_prefix": args.heading_prefix,
-            "carry": args.carry,
-        },
-        "hits": [
-            {
-                "rank": h.rank,
-                "id": chunks[h.index].id,
-                "index": h.index,
-                "start": chunks[h.index].start,
-                "end": chunks[h.index].end,
-                "score": round(h.score, 6),
-                "carried": round(h.carried, 6),
-                "tokens": tokens.count(chunks[h.index].text),
-            }
-            for h in hits
-        ],
-        "evidence": [
-            {
-                "phrase": r.phrase,
-                "found": r.found,
-                "spans": [list(sp) for sp in r.spans],
-                "covered": r.covered,
-                "chunk_ids": list(r.chunk_ids),
-                "best_rank": r.best_rank,
-                "cut_by_boundary": r.cut_by_boundary,
-            }
-            for r in results
-        ],
-        "verdict": evidence.verdict(results) if results else None,
-    }
+    ready = Retriever(doc, config)
+    answer = ready.answer(args.question, args.evidence, k=args.k, budget=args.budget)
+    out = answer.to_json(ready.chunks)
+    out["document"] = manifest(doc, config.chunking, ready.chunks)["document"]
+    out["chunks"] = len(ready.chunks)
+    return out
 
 
-def eval_config_from(args: argparse.Namespace) -> EvalConfig:
-    """The recommended configuration, with whatever the options change.
-
-    An overlap belongs to its size: when the splitter, unit or size is changed and no overlap is
-    given, the overlap is 0 rather than the recommended one.
-    """
-    base = RECOMMENDED
-    s = base.settings
-    custom = any(x is not None for x in (args.splitter, args.unit, args.size))
-    settings = ChunkSettings(
-        splitter=args.splitter or s.splitter,
-        unit=args.unit or s.unit,
-        size=args.size if args.size is not None else s.size,
-        overlap=args.overlap if args.overlap is not None else (0 if custom else s.overlap),
-        encoding=args.encoding or s.encoding,
-    )
-    return replace(
-        base,
-        settings=settings,
-        retriever=args.retriever or base.retriever,
-        dense=args.dense or base.dense,
-        heading_prefix=(
-            base.heading_prefix if args.heading_prefix is None else args.heading_prefix == "on"
-        ),
-        neighbours=base.neighbours if args.neighbours is None else args.neighbours,
-        merge=base.merge if args.merge is None else args.merge == "on",
-        table_headers=(
-            base.table_headers if args.table_headers is None else args.table_headers == "on"
-        ),
-        carry=base.carry if args.carry is None else args.carry,
-        fill=base.fill if args.fill is None else args.fill == "on",
-    )
-
-
-def _progress(n: int, total: int, label: str) -> None:
+def _progress(fraction: float, message: str) -> None:
     if sys.stderr.isatty():
-        print(f"\r{n}/{total} {label[:40]:40s}", end="", file=sys.stderr, flush=True)
-        if n == total:
+        print(f"\r{fraction:4.0%} {message[:60]:60s}", end="", file=sys.stderr, flush=True)
+        if fraction >= 1:
             print(file=sys.stderr)
 
 
 def _print_report(report: EvalReport, out: TextIO) -> None:
     c = report.counts()
-    cfg = report.config.describe()
+    cfg = report.config.to_json()
     out.write(
         f"{cfg['splitter']} {cfg['unit']} size={cfg['size']} overlap={cfg['overlap']} "
-        f"retriever={cfg['retriever']} heading_prefix={cfg['heading_prefix']} "
-        f"carry={cfg['carry']:g}\n"
+        f"retriever={cfg['retriever']} carry={cfg['carry']:g} merge={cfg['merge']} "
+        f"table_headers={cfg['table_headers']} fill={cfg['fill']}\n"
         f"{c['queries']} queries ({c['scored_queries']} scored), {c['evidence_phrases']} evidence "
         f"phrases ({c['not_located']} not located), {c['chunks']} chunks\n"
     )
@@ -307,15 +238,14 @@ def _print_report(report: EvalReport, out: TextIO) -> None:
         out.write(f"  coverage@{b} tokens {v:6.3f}\n")
 
 
-def run_eval(args: argparse.Namespace, out: TextIO) -> int:
-    config = eval_config_from(args)
+def run_eval(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     queries = load_queries(args.queries)
     workspace = Workspace(Path(args.docs))
     report = evaluate(
         queries, workspace, config, ks=args.k, budgets=args.budget, progress=_progress
     )
     if args.json:
-        out.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+        out.write(json.dumps(report.to_json(workspace), ensure_ascii=False) + "\n")
     else:
         _print_report(report, out)
     if args.min_coverage is not None:
@@ -329,17 +259,16 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def run_sweep(args: argparse.Namespace, out: TextIO) -> int:
-    base = eval_config_from(args)
+def run_sweep(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     queries = load_queries(args.queries)
     workspace = Workspace(Path(args.docs))
     reports = sweep(
-        queries, workspace, base, sizes=args.sizes, overlaps=args.overlaps, ks=args.k,
+        queries, workspace, config, sizes=args.sizes, overlaps=args.overlaps, ks=args.k,
         budgets=args.budget, progress=_progress,
     )  # fmt: skip
     rows = [summary_row(r) for r in reports]
     if args.json:
-        out.write(json.dumps({"config": base.describe(), "grid": rows}, ensure_ascii=False) + "\n")
+        out.write(json.dumps({"config": config.to_json(), "grid": rows}, ensure_ascii=False) + "\n")
         return 0
     cols = list(rows[0])
     out.write("  ".join(f"{c:>14s}" for c in cols) + "\n")
@@ -348,32 +277,28 @@ def run_sweep(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def settings_from(args: argparse.Namespace) -> ChunkSettings:
-    return ChunkSettings(
-        splitter=args.splitter,
-        unit=args.unit,
-        size=args.size,
-        overlap=args.overlap,
-        encoding=args.encoding,
-    )
-
-
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     out = sys.stdout
-    if args.command == "eval":
-        return run_eval(args, out)
-    if args.command == "sweep":
-        return run_sweep(args, out)
     if args.command == "text":
         out.write(_load(args.path).text)
         return 0
-    settings = settings_from(args)  # bad settings fail before the document is read
+    config = config_from(args)  # bad settings fail before any document is read
+    if args.command == "eval":
+        return run_eval(args, config, out)
+    if args.command == "sweep":
+        return run_sweep(args, config, out)
     if args.command == "query":
-        out.write(json.dumps(run_query(args, settings), ensure_ascii=False, indent=1) + "\n")
+        out.write(json.dumps(run_query(args, config), ensure_ascii=False, indent=1) + "\n")
         return 0
     doc = _load(args.path)
-    for c in split(doc, settings):
+    settings = config.chunking
+    embed = None
+    if settings.splitter == "semantic":
+        from explorer.retrieval.embeddings import embedder
+
+        embed = embedder(config.model).embed
+    for c in split(doc, settings, embed=embed):
         out.write(json.dumps(chunk_record(doc, settings, c), ensure_ascii=False) + "\n")
     return 0
 

@@ -21,3 +21,11 @@ class SettingsError(ExplorerError, ValueError):
 
 class MeasureError(ExplorerError):
     """A size measure could not be set up (unknown or unavailable encoding, model files)."""
+
+
+class EmbeddingError(ExplorerError):
+    """The embedding model could not be loaded or verified."""
+
+
+class QuerySetError(ExplorerError):
+    """A query set file that cannot be used as it is."""

@@ -23,23 +23,24 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from explorer import compare, pipeline, render
+from explorer.chunking.measures import UNITS
+from explorer.chunking.splitters import Chunk, ChunkSettings
 from explorer.documents import Document, load_document
 from explorer.errors import ExplorerError
-from explorer.evaluation import (
+from explorer.evaluation import compare
+from explorer.evaluation.evaluate import (
     DEFAULT_BUDGETS,
     DEFAULT_KS,
     RECOMMENDED,
     EvalConfig,
     EvalReport,
-    Query,
-    QuerySetError,
     Workspace,
     flipped,
 )
-from explorer.measures import UNITS
-from explorer.retrieval import CARRY, DENSE_SOURCES, RETRIEVERS
-from explorer.splitters import Chunk, ChunkSettings
+from explorer.evaluation.queries import Query, QuerySetError
+from explorer.retrieval.index import CARRY, DENSE_SOURCES, RETRIEVERS
+from ui import render
+from ui import view as pipeline
 
 st.set_page_config(page_title="Evaluate · Chunk Explorer", page_icon="🧩", layout="wide")
 

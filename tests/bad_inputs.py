@@ -267,9 +267,9 @@ def peak_mb():  # VmHWM: unlike ru_maxrss it does not carry the parent's peak ac
     status = Path("/proc/self/status").read_text()
     return int(re.search(r"VmHWM:\\s+(\\d+)", status).group(1)) / 1024
 
-from explorer.documents import load_document
+from explorer.documents.load import load_document
 from explorer.errors import ExplorerError
-from explorer.splitters import ChunkSettings, split
+from explorer.chunking.splitters import ChunkSettings, split
 settings = ChunkSettings()  # the command line's default
 settings.measure.units("warm up")
 path = Path(sys.argv[1])

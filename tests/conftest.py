@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from explorer.documents import Document, load_path, markdown_structure
-from explorer.splitters import Chunk
+from explorer.chunking.splitters import Chunk
+from explorer.documents.load import load_path, markdown_structure
+from explorer.documents.model import Document
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_docs"
@@ -93,7 +94,7 @@ def corpus_dir() -> Path:
 @pytest.fixture(scope="session")
 def model_embedder():  # type: ignore[no-untyped-def]
     """The real bundled all-MiniLM-L6-v2, loaded offline once for the whole test session."""
-    from explorer.embeddings import embedder
+    from explorer.retrieval.embeddings import embedder
 
     emb = embedder()
     emb.model  # noqa: B018 - load now, so a missing or corrupt model fails here loudly

@@ -20,14 +20,15 @@ import pytest
 from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
-from explorer import charts, pipeline
-from explorer.diagnostics import ISSUES, diagnose
-from explorer.documents import load_document, load_path
+from explorer.chunking.diagnostics import ISSUES, diagnose
+from explorer.chunking.export import manifest
+from explorer.chunking.splitters import ChunkSettings, split
+from explorer.documents.load import load_document, load_path
 from explorer.errors import DocumentError
-from explorer.export import manifest
-from explorer.retrieval import passages
-from explorer.splitters import ChunkSettings, split
+from explorer.retrieval.index import passages
 from tests.conftest import REPO, SAMPLES
+from ui import charts
+from ui import view as pipeline
 
 APP = str(REPO / "app.py")
 FIRST = "refund-policy.md"

@@ -14,11 +14,13 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import pipeline, render
-from explorer.documents import Document, load_document
+from explorer.documents.load import load_document
+from explorer.documents.model import Document
 from explorer.errors import DocumentError
 from tests.bad_inputs import BadInput, bad_inputs, make
 from tests.test_app import CHUNK_VIEW, FIRST, errors, n_chunks, open_app, upload
+from ui import render
+from ui import view as pipeline
 
 TIMEOUT = 240
 HTML_LIMIT = 3 * render.WINDOW_CHARS * 10

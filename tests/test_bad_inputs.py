@@ -19,10 +19,12 @@ from typing import Any
 import pymupdf as _pymupdf
 import pytest
 
-from explorer import documents, pdf
-from explorer.documents import Document, load_document
+from explorer.chunking.splitters import ChunkSettings, split
+from explorer.documents import load as documents
+from explorer.documents import pdf
+from explorer.documents.load import load_document
+from explorer.documents.model import Document
 from explorer.errors import DocumentError
-from explorer.splitters import ChunkSettings, split
 from tests import bad_inputs
 from tests.bad_inputs import BadInput, make
 from tests.bad_inputs import bad_inputs as all_inputs
@@ -151,7 +153,7 @@ def test_an_owner_restricted_pdf_is_read() -> None:
 
 def test_a_1mb_line_is_cut_into_chunks_within_the_size() -> None:
     doc = loaded(bad_inputs.by_name("line-1mb"))
-    chunks = split(doc, ChunkSettings(size=512))
+    chunks = split(doc, ChunkSettings(size=512, overlap=0))
     assert max(c.size for c in chunks) <= 512
     assert "".join(c.text for c in chunks[1:]) == doc.text[chunks[1].start :].rstrip()
 
@@ -169,7 +171,7 @@ def test_a_1000_column_table_is_one_table_block_with_its_rows() -> None:
     assert len(table.rows) == bad_inputs.TABLE_ROWS + 1 and table.rows[0].header
     header = doc.text[table.rows[0].start : table.rows[0].end]
     assert header.count("|") == bad_inputs.TABLE_COLUMNS + 1
-    chunks = split(doc, ChunkSettings(splitter="structure", size=256))
+    chunks = split(doc, ChunkSettings(splitter="structure", size=256, overlap=0))
     assert any("table_split" in c.flags for c in chunks)
 
 

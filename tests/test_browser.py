@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from explorer import pipeline
 from tests.browser_util import (
     ARTIFACTS,
     app_url_fixture,
@@ -27,6 +26,7 @@ from tests.browser_util import (
     wait_idle,
 )
 from tests.conftest import SAMPLES
+from ui import view as pipeline
 
 pytestmark = pytest.mark.browser
 

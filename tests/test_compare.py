@@ -15,23 +15,22 @@ import numpy as np
 import pymupdf
 import pytest
 
-from explorer import compare, render
-from explorer.documents import load_document
+from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.documents.load import load_document
 from explorer.errors import SettingsError
-from explorer.evaluation import (
+from explorer.evaluation import compare
+from explorer.evaluation.evaluate import (
     EvalConfig,
     QueryResult,
-    QuerySetError,
     Workspace,
     evaluate,
-    load_queries,
-    parse_queries,
     summary_row,
     sweep,
 )
-from explorer.retrieval import CARRY
-from explorer.splitters import Chunk, ChunkSettings, split
+from explorer.evaluation.queries import QuerySetError, load_queries, parse_queries
+from explorer.retrieval.index import CARRY
 from tests.conftest import REPO, make_chunks, make_doc
+from ui import render
 
 QUERIES = REPO / "queries" / "boundary-questions.json"
 DOCS = REPO / "queries" / "docs"
@@ -45,10 +44,11 @@ REFUND = {
     ],
 }
 FIXED_40 = EvalConfig(
-    settings=ChunkSettings(splitter="fixed", unit="chars", size=40), retriever="bm25"
+    settings=ChunkSettings(splitter="fixed", unit="chars", size=40, overlap=0), retriever="bm25"
 )
 STRUCTURE_256 = EvalConfig(
-    settings=ChunkSettings(splitter="structure", unit="tokens", size=256), retriever="bm25"
+    settings=ChunkSettings(splitter="structure", unit="tokens", size=256, overlap=0),
+    retriever="bm25",
 )
 
 
@@ -360,7 +360,9 @@ def test_run_eval_matches_evaluate_and_reports_progress(bundled: list[Any]) -> N
 
 def test_run_sweep_matches_the_library_sweep(ws: Workspace, bundled: list[Any]) -> None:
     subset = [q for q in bundled if q.doc == "refund-policy.md"]
-    base = EvalConfig(settings=ChunkSettings(splitter="recursive", unit="tokens"), retriever="bm25")
+    base = EvalConfig(
+        settings=ChunkSettings(splitter="recursive", unit="tokens", overlap=0), retriever="bm25"
+    )
     seen: list[float] = []
     mine = compare.run_sweep(
         subset,
@@ -415,7 +417,9 @@ def test_sweep_cells_rows_best_and_figures(ws: Workspace, bundled: list[Any]) ->
         (128, 100),
     ]
     subset = [q for q in bundled if q.doc == "refund-policy.md"]
-    base = EvalConfig(settings=ChunkSettings(splitter="structure", unit="tokens"), retriever="bm25")
+    base = EvalConfig(
+        settings=ChunkSettings(splitter="structure", unit="tokens", overlap=0), retriever="bm25"
+    )
     reports = compare.run_sweep(subset, ws, base, sizes=(32, 256), overlaps=(0, 16))
     rows = compare.sweep_rows(reports)
     assert [r["cell"] for r in rows] == [0, 1, 2, 3]

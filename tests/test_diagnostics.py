@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from explorer.diagnostics import (
+from explorer.chunking.diagnostics import (
     ISSUE_CODES,
     SPECIAL_TOKENS,
     Diagnosis,
@@ -15,9 +15,10 @@ from explorer.diagnostics import (
     embedded_text,
     issue,
 )
-from explorer.documents import Document, load_path
-from explorer.measures import MODEL_WINDOW, Words
-from explorer.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.measures import MODEL_WINDOW, Words
+from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.documents.load import load_path
+from explorer.documents.model import Document
 from tests.conftest import SAMPLES, make_doc
 
 
@@ -185,7 +186,7 @@ def test_the_heading_prefix_counts_towards_the_window() -> None:
     doc = make_doc("# Big Heading\n\nalpha beta gamma.\n", kind="markdown", name="t.md")
     body = span_of(doc, "alpha beta gamma.")
     assert issues_of(doc, body, window=5) == [()]
-    assert issues_of(doc, body, window=5, prefix_headings=True) == [("model_window",)]
+    assert issues_of(doc, body, window=5, heading_prefix=True) == [("model_window",)]
 
 
 def test_the_real_model_window_catches_a_long_chunk() -> None:
@@ -199,10 +200,10 @@ def test_the_real_model_window_catches_a_long_chunk() -> None:
 def test_embedded_text_prefixes_the_heading_path() -> None:
     doc = make_doc("# A\n\n## B\n\nBody text.\n", kind="markdown", name="t.md")
     c = chunk_at(doc, *span_of(doc, "Body text."))
-    assert embedded_text(c, prefix_headings=True) == "A > B\n\nBody text."
-    assert embedded_text(c, prefix_headings=False) == "Body text."
+    assert embedded_text(c, heading_prefix=True) == "A > B\n\nBody text."
+    assert embedded_text(c, heading_prefix=False) == "Body text."
     plain = make_doc("No headings.")
-    assert embedded_text(chunk_at(plain, 0, 12), prefix_headings=True) == "No headings."
+    assert embedded_text(chunk_at(plain, 0, 12), heading_prefix=True) == "No headings."
 
 
 # --------------------------------------------------------------------------- oversize & totals

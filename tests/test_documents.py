@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer import documents
-from explorer.documents import load_document
+from explorer.documents import load as documents
+from explorer.documents.load import load_document
 from explorer.errors import DocumentError
 from tests.conftest import SAMPLES, corpus_files, load_cached
 
@@ -252,7 +252,7 @@ PIPE_TABLE = (
 
 @pytest.mark.parametrize("name", ["export.md", "export.txt"])
 def test_pipe_rows_without_a_delimiter_row_are_a_table_headed_by_the_first(name: str) -> None:
-    from explorer.retrieval import TableHeaders
+    from explorer.retrieval.context import TableHeaders
 
     doc = load_document(PIPE_TABLE.encode(), name=name)
     [table] = [b for b in doc.blocks if b.kind == "table"]

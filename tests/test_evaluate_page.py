@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.documents import load_path
-from explorer.evaluation import RECOMMENDED
-from explorer.retrieval import CARRY
-from explorer.splitters import ChunkSettings, split
+from explorer.chunking.splitters import ChunkSettings, split
+from explorer.documents.load import load_path
+from explorer.evaluation.evaluate import RECOMMENDED
+from explorer.retrieval.index import CARRY
 from tests.conftest import REPO, SAMPLES
 
 PAGE = str(REPO / "pages" / "evaluate.py")
@@ -424,8 +424,8 @@ def test_settings_survive_hidden_tabs_and_the_main_page() -> None:
 
 
 def test_a_failure_during_a_run_is_one_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from explorer import compare
-    from explorer.embeddings import EmbeddingError
+    from explorer.evaluation import compare
+    from explorer.retrieval.embeddings import EmbeddingError
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise EmbeddingError("cannot load embedding model 'x' offline")
@@ -500,8 +500,8 @@ def test_a_question_added_on_the_main_page_about_an_upload_runs_here() -> None:
 
 
 def test_add_query_gives_new_ids_and_refuses_empty_questions() -> None:
-    from explorer import compare
-    from explorer.evaluation import QuerySetError
+    from explorer.evaluation import compare
+    from explorer.evaluation.queries import QuerySetError
 
     items, new = compare.add_query([REFUND], doc="a.md", query=" Q? ", evidence=["x", " "])
     assert new == "added-1" and items[-1] == {

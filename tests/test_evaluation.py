@@ -10,25 +10,27 @@ from pathlib import Path
 
 import pytest
 
+from explorer.chunking.splitters import ChunkSettings
 from explorer.errors import SettingsError
-from explorer.evaluation import (
+from explorer.evaluation.evaluate import (
     RECOMMENDED,
     EvalConfig,
-    Query,
-    QuerySetError,
     Workspace,
     budget_cut,
-    dump_queries,
     evaluate,
     flipped,
-    load_queries,
     locate_evidence,
-    parse_queries,
     score_query,
     sweep,
 )
-from explorer.retrieval import CARRY
-from explorer.splitters import ChunkSettings
+from explorer.evaluation.queries import (
+    Query,
+    QuerySetError,
+    dump_queries,
+    load_queries,
+    parse_queries,
+)
+from explorer.retrieval.index import CARRY
 from tests.conftest import CARRY_QUESTION, RULE_THEN_EXCEPTION, SAMPLES
 
 Q = Query("q", "d.md", "question", ("e1", "e2"))
@@ -135,9 +137,11 @@ REFUND_QUERIES = [
 
 def test_evaluate_end_to_end_with_bm25_and_a_sweep() -> None:
     ws = Workspace(SAMPLES)
-    fixed = EvalConfig(ChunkSettings(splitter="fixed", unit="chars", size=40), retriever="bm25")
+    fixed = EvalConfig(
+        ChunkSettings(splitter="fixed", unit="chars", size=40, overlap=0), retriever="bm25"
+    )
     structure = EvalConfig(
-        ChunkSettings(splitter="structure", unit="tokens", size=256), retriever="bm25"
+        ChunkSettings(splitter="structure", unit="tokens", size=256, overlap=0), retriever="bm25"
     )
     a = evaluate(REFUND_QUERIES, ws, fixed, ks=[1], budgets=[1024])
     b = evaluate(REFUND_QUERIES, ws, structure, ks=[1], budgets=[1024])
@@ -245,7 +249,7 @@ def test_eval_cli_defaults_are_the_recommended_configuration() -> None:
 
 
 def test_a_workspace_evaluates_documents_loaded_in_memory(tmp_path: Path) -> None:
-    from explorer.documents import load_document
+    from explorer.documents.load import load_document
 
     text = "# Policy\n\nRefunds are available within seven days. This does not apply to sales.\n"
     uploaded = load_document(text.encode(), name="upload.md")
@@ -262,7 +266,7 @@ def test_a_workspace_evaluates_documents_loaded_in_memory(tmp_path: Path) -> Non
 
 
 def test_table_headers_cover_a_row_question_and_are_charged_to_the_budget() -> None:
-    from explorer.documents import load_document
+    from explorer.documents.load import load_document
 
     text = (
         "# Plans\n\nEvery plan can be cancelled.\n\n"
@@ -293,7 +297,7 @@ def test_table_headers_cover_a_row_question_and_are_charged_to_the_budget() -> N
 
 
 def test_bench_eval_slices_coverage_by_kind(tmp_path: Path) -> None:
-    from explorer.bench_eval import by_kind, kinds_of
+    from benchmarks.bench_eval import by_kind, kinds_of
 
     items = [
         {"id": "a", "doc": "refund-policy.md", "query": "refund period", "kind": "rule"},
@@ -322,7 +326,7 @@ def test_bench_eval_slices_coverage_by_kind(tmp_path: Path) -> None:
 
 
 def test_carry_brings_the_exception_into_the_top_two() -> None:
-    from explorer.documents import load_document
+    from explorer.documents.load import load_document
 
     text = RULE_THEN_EXCEPTION
     doc = load_document(text.encode(), name="policy.md")
@@ -333,7 +337,7 @@ def test_carry_brings_the_exception_into_the_top_two() -> None:
         ("within seven days", "does not apply to downloaded materials"),
     )
     ws = Workspace(None, documents={"policy.md": doc})
-    settings = ChunkSettings(splitter="recursive", unit="words", size=10)
+    settings = ChunkSettings(splitter="recursive", unit="words", size=10, overlap=0)
     plain = EvalConfig(settings, retriever="bm25", heading_prefix=False, merge=True)
     carried = EvalConfig(settings, retriever="bm25", heading_prefix=False, merge=True, carry=0.3)
     assert carried.describe()["carry"] == 0.3 and plain.describe()["carry"] == 0.0
@@ -350,7 +354,7 @@ def test_carry_brings_the_exception_into_the_top_two() -> None:
 
 
 def test_filling_the_budget_brings_the_exception_after_the_rule() -> None:
-    from explorer.documents import load_document
+    from explorer.documents.load import load_document
 
     text = (
         "Refunds are available within seven days of purchase.\n\n"
@@ -361,7 +365,7 @@ def test_filling_the_budget_brings_the_exception_after_the_rule() -> None:
     doc = load_document(text.encode(), name="policy.md")
     q = Query("r1", "policy.md", CARRY_QUESTION, ("within seven days", "downloaded materials"))
     ws = Workspace(None, documents={"policy.md": doc})
-    settings = ChunkSettings(splitter="recursive", unit="words", size=10)
+    settings = ChunkSettings(splitter="recursive", unit="words", size=10, overlap=0)
     plain = EvalConfig(settings, retriever="bm25", heading_prefix=False, merge=True)
     filled = replace(plain, fill=True)
     assert filled.merges and filled.describe()["fill"] is True and RECOMMENDED.fill

@@ -31,9 +31,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.documents import load_document
+from explorer.chunking.splitters import ChunkSettings, split
+from explorer.documents.load import load_document
 from explorer.errors import ExplorerError
-from explorer.splitters import ChunkSettings, split
 from tests.conftest import CORPUS, SAMPLES
 
 pymupdf: Any = _pymupdf

@@ -23,7 +23,6 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from explorer import render
 from tests.browser_util import (
     app_url_fixture,
     chromium_fixture,
@@ -32,6 +31,7 @@ from tests.browser_util import (
     wait_for_app,
     wait_idle,
 )
+from ui import render
 
 pytestmark = pytest.mark.browser
 

@@ -17,9 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.documents import Document, load_document
+from explorer.documents.load import load_document
+from explorer.documents.model import Document
+from explorer.documents.pdf import load_pdf
 from explorer.errors import DocumentError
-from explorer.pdf import load_pdf
 
 # CI clones the repository next to shared/, as this checkout is.
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -608,8 +609,8 @@ def test_hundred_page_pdf_loads_fast_enough_to_use() -> None:
 def test_a_sentence_broken_by_a_page_break_stays_one_paragraph() -> None:
     import pymupdf
 
-    from explorer.documents import load_document
-    from explorer.splitters import ChunkSettings, split
+    from explorer.chunking.splitters import ChunkSettings, split
+    from explorer.documents.load import load_document
 
     pdf = pymupdf.open()
     first = pdf.new_page()
@@ -624,7 +625,7 @@ def test_a_sentence_broken_by_a_page_break_stays_one_paragraph() -> None:
     assert any("across a page break" in n for n in doc.normalisation)
     [chunk] = [
         c
-        for c in split(doc, ChunkSettings(splitter="structure", unit="words", size=30))
+        for c in split(doc, ChunkSettings(splitter="structure", unit="words", size=30, overlap=0))
         if sentence in c.text
     ]
     assert (chunk.page_start, chunk.page_end) == (1, 2)

@@ -17,12 +17,14 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from explorer.documents import Document
-from explorer.evaluation import Query, budget_cut, locate_evidence, score_query
-from explorer.evidence import Evidence, check, locate, union, verdict
-from explorer.measures import get_measure
-from explorer.retrieval import ContextPiece, Hit, context_pieces, section_span, widen_to_budget
-from explorer.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.measures import get_measure
+from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.documents.model import Document
+from explorer.evaluation.evaluate import budget_cut, locate_evidence, score_query
+from explorer.evaluation.queries import Query
+from explorer.retrieval.context import ContextPiece, context_pieces, section_span, widen_to_budget
+from explorer.retrieval.evidence import Evidence, check, locate, union, verdict
+from explorer.retrieval.index import Hit
 from tests.conftest import make_chunks, make_doc
 
 Span = tuple[int, int]

@@ -16,21 +16,16 @@ import sys
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import evidence, pipeline, render
-from explorer.documents import load_document, load_path
-from explorer.measures import get_measure
-from explorer.retrieval import (
-    CARRY,
-    ChunkIndex,
-    ContextPiece,
-    Hit,
-    context_pieces,
-    context_tokens,
-    widen_to_budget,
-)
-from explorer.splitters import ChunkSettings, split
+from explorer.chunking.measures import get_measure
+from explorer.chunking.splitters import ChunkSettings, split
+from explorer.documents.load import load_document, load_path
+from explorer.retrieval import evidence
+from explorer.retrieval.context import ContextPiece, context_pieces, context_tokens, widen_to_budget
+from explorer.retrieval.index import CARRY, ChunkIndex, Hit
 from tests.conftest import REPO, SAMPLES, make_chunks
 from tests.test_app import APP, FIRST, doc_html, errors, open_app, picker, upload
+from ui import render
+from ui import view as pipeline
 
 DEMO = pipeline.DEMO
 MODEL_TIMEOUT = 180  # the first run loads sentence-transformers and the model (~15 s cold)
@@ -111,7 +106,7 @@ def library_ranking(  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="module")
 def demo_verdict() -> str:
     """What the library says at the demo's settings with the real model (hybrid)."""
-    from explorer.embeddings import embedder
+    from explorer.retrieval.embeddings import embedder
 
     doc = load_path(SAMPLES / DEMO.source)
     chunks = split(doc, DEMO.settings)
@@ -411,7 +406,9 @@ def test_semantic_splitter_has_a_percentile_slider(model_embedder) -> None:  # t
     assert (slider.min, slider.max, slider.value) == (50, 99, 95)
     assert slider.help == pipeline.PERCENTILE_HELP
     doc = load_path(SAMPLES / FIRST)
-    settings = ChunkSettings("semantic", DEMO.settings.unit, DEMO.settings.size, percentile=80)
+    settings = ChunkSettings(
+        "semantic", DEMO.settings.unit, DEMO.settings.size, percentile=80, overlap=0
+    )
     slider.set_value(80).run()
     assert_no_exception(at)
     want = split(doc, settings, embed=model_embedder.embed)
@@ -601,7 +598,7 @@ def test_hit_rows_show_the_carried_part_only_when_there_is_one() -> None:
 def test_embedding_hands_missing_texts_to_the_model_longest_first() -> None:
     import numpy as np
 
-    from explorer.embeddings import Embedder
+    from explorer.retrieval.embeddings import Embedder
 
     class Model:
         def __init__(self) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.evaluation import load_queries, locate_evidence
+from explorer.evaluation.evaluate import locate_evidence
+from explorer.evaluation.queries import load_queries
 from tests.conftest import load_cached
 
 QUERIES = Path(__file__).resolve().parents[1] / "queries"

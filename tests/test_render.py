@@ -14,9 +14,12 @@ from html.parser import HTMLParser
 import pymupdf
 import pytest
 
-from explorer.documents import Document, Layout, Line, Page, load_document
+from explorer.chunking.splitters import ChunkSettings, split
+from explorer.documents.load import load_document
+from explorer.documents.model import Document, Layout, Line, Page
 from explorer.errors import DocumentError
-from explorer.render import (
+from tests.conftest import corpus_files, load_cached, make_doc
+from ui.render import (
     PALETTE,
     Highlight,
     chunk_highlights,
@@ -28,8 +31,6 @@ from explorer.render import (
     safe_href,
     window,
 )
-from explorer.splitters import ChunkSettings, split
-from tests.conftest import corpus_files, load_cached, make_doc
 
 # --------------------------------------------------------------------------- reading the HTML
 
@@ -406,7 +407,7 @@ def test_highlight_validation_and_palette() -> None:
     assert len(colors) == 25 and len(set(colors[:10])) == 10
     assert all(a != b for a, b in itertools.pairwise(colors))
     doc = make_doc("One. Two. Three.")
-    chunks = split(doc, ChunkSettings(splitter="sentence", unit="chars", size=5))
+    chunks = split(doc, ChunkSettings(splitter="sentence", unit="chars", size=5, overlap=0))
     hs = chunk_highlights(chunks, selected=1)
     assert [h.selected for h in hs] == [False, True, False]
     assert [(h.start, h.end) for h in hs] == [(c.start, c.end) for c in chunks]

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer import evidence
-from explorer.embeddings import BUNDLED_SHA256, file_sha256, verified_bundled_dir
+from explorer.chunking.splitters import ChunkSettings, embedded_text, semantic_breaks, split
 from explorer.errors import SettingsError
-from explorer.evaluation import chunks_from_texts
-from explorer.retrieval import CARRY, ChunkIndex, Hit, embedded_text
-from explorer.splitters import ChunkSettings, semantic_breaks, split
+from explorer.evaluation.evaluate import chunks_from_texts
+from explorer.retrieval import evidence
+from explorer.retrieval.embeddings import BUNDLED_SHA256, file_sha256, verified_bundled_dir
+from explorer.retrieval.index import CARRY, ChunkIndex, Hit
 from tests.conftest import (
     CARRY_QUESTION,
     RULE_THEN_EXCEPTION,
@@ -58,7 +58,9 @@ def test_dense_ranks_the_obvious_match_first(model_embedder) -> None:  # type: i
         "Photosynthesis turns sunlight into chemical energy in plants.\n\n"
         "Refunds are available within seven days of purchase."
     )
-    chunks = split(make_doc(text), ChunkSettings(splitter="recursive", unit="words", size=12))
+    chunks = split(
+        make_doc(text), ChunkSettings(splitter="recursive", unit="words", size=12, overlap=0)
+    )
     assert len(chunks) == 4
     index = ChunkIndex(chunks, embedder=model_embedder)
     assert index.rank("How do plants make energy from light?", "dense")[0].index == 2
@@ -72,7 +74,9 @@ def test_bm25_and_hybrid_orders_on_a_small_fixture(model_embedder) -> None:  # t
         "Our refund window is seven days.\n\n"
         "Shipping takes five days."
     )
-    chunks = split(make_doc(text), ChunkSettings(splitter="recursive", unit="words", size=9))
+    chunks = split(
+        make_doc(text), ChunkSettings(splitter="recursive", unit="words", size=9, overlap=0)
+    )
     index = ChunkIndex(chunks, embedder=model_embedder)
     bm25 = index.rank("refund downloaded", "bm25")
     assert [h.index for h in bm25][:2] == [1, 2]  # both terms, then one (stemmed "refund")
@@ -100,7 +104,7 @@ def test_bm25_and_hybrid_orders_on_a_small_fixture(model_embedder) -> None:  # t
 
 def test_heading_prefix_changes_only_what_is_embedded() -> None:
     doc = make_doc("# Policy\n\n## Refunds\n\nWithin seven days.", kind="markdown", name="p.md")
-    chunk = split(doc, ChunkSettings(splitter="structure", unit="words", size=3))[-1]
+    chunk = split(doc, ChunkSettings(splitter="structure", unit="words", size=3, overlap=0))[-1]
     assert chunk.text == "Within seven days."
     assert embedded_text(chunk, heading_prefix=False) == "Within seven days."
     assert embedded_text(chunk, heading_prefix=True) == "Policy > Refunds\n\nWithin seven days."
@@ -123,7 +127,7 @@ def test_locate_ignores_case_white_space_and_quote_styles() -> None:
 
 def test_evidence_straddling_two_retrieved_neighbours_is_covered() -> None:
     doc = make_doc("aaaa bbbb cccc dddd")
-    chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=7))
+    chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=7, overlap=0))
     assert [c.text for c in chunks] == ["aaaa bb", "bb cccc", "dddd"]
     ranking = [Hit(1, 0, 1.0, "x"), Hit(2, 1, 0.5, "x"), Hit(3, 2, 0.1, "x")]
     ctx = [(c.start, c.end) for c in chunks[:2]]
@@ -136,14 +140,14 @@ def test_evidence_straddling_two_retrieved_neighbours_is_covered() -> None:
 
 def test_evidence_not_found_is_said_plainly() -> None:
     doc = make_doc("Some text.")
-    chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=50))
+    chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=50, overlap=0))
     [r] = evidence.check(["missing phrase"], doc.text, chunks, [], context=[(0, 10)])
     assert not r.found and not r.covered
     assert evidence.verdict([r]) == "unchecked: 'missing phrase' was not found in the document"
 
 
 def refund_check(settings: ChunkSettings, k: int, embedder) -> tuple[list[evidence.Evidence], str]:  # type: ignore[no-untyped-def]
-    from explorer.documents import load_path
+    from explorer.documents.load import load_path
 
     doc = load_path(REFUND)
     chunks = split(doc, settings)
@@ -155,7 +159,7 @@ def refund_check(settings: ChunkSettings, k: int, embedder) -> tuple[list[eviden
 
 def test_refund_case_fixed_40_chars_misses_the_exception(model_embedder) -> None:  # type: ignore[no-untyped-def]
     results, verdict = refund_check(
-        ChunkSettings(splitter="fixed", unit="chars", size=40), 1, model_embedder
+        ChunkSettings(splitter="fixed", unit="chars", size=40, overlap=0), 1, model_embedder
     )
     exception = results[1]
     assert exception.found and not exception.covered
@@ -164,7 +168,7 @@ def test_refund_case_fixed_40_chars_misses_the_exception(model_embedder) -> None
 
 def test_refund_case_structure_splitter_is_complete(model_embedder) -> None:  # type: ignore[no-untyped-def]
     results, verdict = refund_check(
-        ChunkSettings(splitter="structure", unit="tokens", size=256), 1, model_embedder
+        ChunkSettings(splitter="structure", unit="tokens", size=256, overlap=0), 1, model_embedder
     )
     assert all(r.covered for r in results)
     assert verdict.startswith("complete")
@@ -194,7 +198,7 @@ def test_semantic_splitter_cuts_at_the_topic_shift(model_embedder) -> None:  # t
     # the one break above the 90th percentile is the gap (white space) before the shift
     assert len(breaks) == 1 and breaks[0] <= shift and not text[breaks[0] : shift].strip()
     doc = make_doc(text)
-    settings = ChunkSettings(splitter="semantic", unit="tokens", size=200, percentile=90)
+    settings = ChunkSettings(splitter="semantic", unit="tokens", size=200, percentile=90, overlap=0)
     chunks = split(doc, settings, embed=model_embedder.embed)
     assert shift in {c.start for c in chunks}
     assert all(doc.text[c.start : c.end] == c.text for c in chunks)
@@ -238,7 +242,7 @@ def test_query_cli_prints_hits_evidence_and_config() -> None:
 
 
 def test_context_merges_overlapping_and_adjacent_hits() -> None:
-    from explorer.retrieval import context_pieces
+    from explorer.retrieval.context import context_pieces
 
     doc = make_doc("aaaa bbbb cccc dddd eeee ffff")
     chunks = split(doc, ChunkSettings(splitter="fixed", unit="words", size=2, overlap=1))
@@ -256,11 +260,11 @@ def test_context_merges_overlapping_and_adjacent_hits() -> None:
 
 
 def test_context_expands_to_the_enclosing_section() -> None:
-    from explorer.retrieval import context_pieces, section_span
+    from explorer.retrieval.context import context_pieces, section_span
 
     text = "# A\n\nintro\n\n## B\n\none two three four\n\nfive six\n\n## C\n\nother"
     doc = make_doc(text, kind="markdown", name="s.md")
-    chunks = split(doc, ChunkSettings(splitter="fixed", unit="words", size=2))
+    chunks = split(doc, ChunkSettings(splitter="fixed", unit="words", size=2, overlap=0))
     holder = next(c for c in chunks if "five" in c.text)
     assert section_span(doc, holder.start) == (text.index("## B"), text.index("## C"))
     [piece] = context_pieces([Hit(1, holder.index, 1.0, "x")], chunks, doc=doc, section=True)
@@ -276,10 +280,10 @@ PLANS = (
 
 
 def test_a_hit_on_table_rows_brings_the_header_rows() -> None:
-    from explorer.retrieval import TableHeaders, context_pieces
+    from explorer.retrieval.context import TableHeaders, context_pieces
 
     doc = make_doc(PLANS, kind="markdown", name="plans.md")
-    chunks = split(doc, ChunkSettings(splitter="structure", unit="tokens", size=64))
+    chunks = split(doc, ChunkSettings(splitter="structure", unit="tokens", size=64, overlap=0))
     header = (PLANS.index("| Plan |"), PLANS.index("\n|---"))
     assert PLANS[header[0] : header[1]] == "| Plan | Refund window | Notice |"
     assert TableHeaders.of(doc).tables == (
@@ -307,8 +311,8 @@ def test_a_hit_on_table_rows_brings_the_header_rows() -> None:
 
 
 def test_passages_are_the_same_whatever_the_chunking_and_fit_the_window() -> None:
-    from explorer.measures import get_measure
-    from explorer.retrieval import PASSAGE_TOKENS, passages
+    from explorer.chunking.measures import get_measure
+    from explorer.retrieval.index import PASSAGE_TOKENS, passages
 
     doc = load_cached(SAMPLES / "writing-guide.md")
     ps = passages(doc)
@@ -328,7 +332,7 @@ def test_passages_are_the_same_whatever_the_chunking_and_fit_the_window() -> Non
 
 
 def test_a_passage_counts_for_the_chunk_holding_most_of_it() -> None:
-    from explorer.retrieval import passages_of
+    from explorer.retrieval.index import passages_of
 
     text = "One two three. Four five six. Seven eight nine."
     doc = make_doc(text)
@@ -371,7 +375,7 @@ def test_passages_need_the_document() -> None:
 
 
 def test_hybrid_without_a_matching_term_is_the_dense_order(model_embedder) -> None:  # type: ignore[no-untyped-def]
-    from explorer.retrieval import combine, normalised
+    from explorer.retrieval.index import combine, normalised
 
     assert normalised([2.0, 4.0, 3.0]) == [0.0, 1.0, 0.5]
     assert normalised([1.5, 1.5]) == [0.0, 0.0]  # equal scores tell nothing apart
@@ -390,7 +394,7 @@ def test_hybrid_without_a_matching_term_is_the_dense_order(model_embedder) -> No
 
 
 def test_embedding_cache_survives_a_save_and_load(tmp_path, model_embedder) -> None:  # type: ignore[no-untyped-def]
-    from explorer.embeddings import Embedder, EmbeddingError
+    from explorer.retrieval.embeddings import Embedder, EmbeddingError
 
     texts = ["a saved text: naïve café ✓ 𝄞", "another saved text"]
     model_embedder.embed(texts)
@@ -410,7 +414,7 @@ def test_embedding_cache_survives_a_save_and_load(tmp_path, model_embedder) -> N
 
 
 def test_the_embedding_cache_is_bounded_and_drops_the_oldest(model_embedder) -> None:  # type: ignore[no-untyped-def]
-    from explorer.embeddings import Embedder
+    from explorer.retrieval.embeddings import Embedder
 
     small = Embedder(model_embedder.name, max_entries=3)
     small._model = model_embedder.model
@@ -423,7 +427,7 @@ def test_the_embedding_cache_is_bounded_and_drops_the_oldest(model_embedder) -> 
 
 
 def test_carried_adds_a_share_of_the_previous_chunks_own_score() -> None:
-    from explorer.retrieval import carried
+    from explorer.retrieval.index import carried
 
     assert carried([1.0, 0.0, -0.5, 0.2], 0.5) == [1.0, 0.5, -0.5, 0.2]  # a negative lifts nothing
     # the chunk before passes on its own score, not what it was carried: one step only
@@ -437,7 +441,9 @@ def test_carried_adds_a_share_of_the_previous_chunks_own_score() -> None:
 
 def test_carry_lifts_the_exception_after_the_rule_it_completes() -> None:
     text = RULE_THEN_EXCEPTION
-    chunks = split(make_doc(text), ChunkSettings(splitter="recursive", unit="words", size=10))
+    chunks = split(
+        make_doc(text), ChunkSettings(splitter="recursive", unit="words", size=10, overlap=0)
+    )
     assert [c.text.split()[0] for c in chunks] == ["Shipping", "Refunds", "This", "Gift"]
     index = ChunkIndex(chunks)
     question = CARRY_QUESTION
@@ -457,8 +463,8 @@ def test_carry_lifts_the_exception_after_the_rule_it_completes() -> None:
 
 
 def test_widen_to_budget_brings_the_text_just_past_a_hit() -> None:
-    from explorer.measures import get_measure
-    from explorer.retrieval import widen_to_budget
+    from explorer.chunking.measures import get_measure
+    from explorer.retrieval.context import widen_to_budget
 
     text = RULE_THEN_EXCEPTION
     units = get_measure("tokens").units(text)

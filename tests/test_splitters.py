@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.documents import Document
+from explorer.chunking.measures import UNITS, get_measure, tiktoken_encoding
+from explorer.chunking.splitters import SPLITTERS, Chunk, ChunkSettings, split
+from explorer.documents.model import Document
 from explorer.errors import MeasureError, SettingsError
-from explorer.measures import UNITS, get_measure, tiktoken_encoding
-from explorer.splitters import SPLITTERS, Chunk, ChunkSettings, split
 from tests.conftest import corpus_files, load_cached, make_doc
 
 PIECES = [
@@ -121,7 +121,7 @@ def test_one_character_of_several_units_stands_alone_flagged(unit: str) -> None:
     for text in ("킘", "뉴 a", "🙂🙂"):
         doc = make_doc(text)
         for splitter in ("recursive", "structure", "fixed"):
-            settings = ChunkSettings(splitter=splitter, unit=unit, size=1)
+            settings = ChunkSettings(splitter=splitter, unit=unit, size=1, overlap=0)
             chunks = split(doc, settings)
             check_invariants(doc, settings, chunks)
             for c in chunks:
@@ -131,7 +131,7 @@ def test_one_character_of_several_units_stands_alone_flagged(unit: str) -> None:
 def test_empty_and_whitespace_text_give_no_chunks() -> None:
     for text in ("", " ", "\n\n\t \r\n"):
         for splitter in SPLITTERS:
-            settings = ChunkSettings(splitter=splitter, unit="chars")
+            settings = ChunkSettings(splitter=splitter, unit="chars", overlap=0)
             assert split(make_doc(text), settings, embed=fake_embed) == []
 
 
@@ -187,7 +187,9 @@ def test_sentence_ends_ignore_abbreviations_initials_and_list_numbers() -> None:
         "1. First step.\n2. Second step.\nok. lowercase starts count too."
     )
     # size 16: no two of these sentences fit together, so each chunk is one sentence
-    chunks = split(make_doc(text), ChunkSettings(splitter="sentence", unit="chars", size=16))
+    chunks = split(
+        make_doc(text), ChunkSettings(splitter="sentence", unit="chars", size=16, overlap=0)
+    )
     assert [c.text for c in chunks] == [
         "Dr. Smith paid approx. 5 lbs. of gold to J. Doe in the U.S. last year.",
         "It was fine.",
@@ -254,7 +256,7 @@ def test_structure_keeps_tables_and_code_whole_and_glues_headings() -> None:
     table = next(b for b in doc.blocks if b.kind == "table")
     code = next(b for b in doc.blocks if b.kind == "code")
     for size in (20, 30, 40, 60):
-        chunks = split(doc, ChunkSettings(splitter="structure", unit="words", size=size))
+        chunks = split(doc, ChunkSettings(splitter="structure", unit="words", size=size, overlap=0))
         for block in (table, code):
             holders = [c for c in chunks if c.start <= block.start and block.end <= c.end]
             assert holders, f"size {size}: {block.kind} split"
@@ -304,7 +306,7 @@ def test_structure_splits_an_oversize_table_on_rows_and_flags_it() -> None:
     rows = "".join(f"| row {i} | value {i} |\n" for i in range(30))
     text = "# T\n\n| Name | Value |\n|---|---|\n" + rows
     doc = make_doc(text, kind="markdown", name="t.md")
-    chunks = split(doc, ChunkSettings(splitter="structure", unit="words", size=40))
+    chunks = split(doc, ChunkSettings(splitter="structure", unit="words", size=40, overlap=0))
     assert len(chunks) > 1
     assert all(c.text.startswith("|") or c.text.startswith("# T") for c in chunks)
     assert all(c.text.endswith("|") for c in chunks), "cuts fall between rows"
@@ -342,16 +344,17 @@ def test_bad_settings_fail_at_construction(kwargs: dict[str, object], message: s
 
 def test_unknown_or_unloadable_encoding_fails_at_construction() -> None:
     with pytest.raises(MeasureError, match="unknown tiktoken encoding 'nope'"):
-        ChunkSettings(unit="tokens", encoding="nope")
+        ChunkSettings(unit="tokens", encoding="nope", overlap=0)
 
 
 def test_ids_are_stable_and_depend_on_settings_and_document() -> None:
     doc = make_doc(REFUND, kind="markdown", name="refund.md")
-    a = split(doc, ChunkSettings(splitter="recursive", unit="chars", size=60))
-    b = split(doc, ChunkSettings(splitter="recursive", unit="chars", size=60))
-    c = split(doc, ChunkSettings(splitter="recursive", unit="chars", size=61))
+    a = split(doc, ChunkSettings(splitter="recursive", unit="chars", size=60, overlap=0))
+    b = split(doc, ChunkSettings(splitter="recursive", unit="chars", size=60, overlap=0))
+    c = split(doc, ChunkSettings(splitter="recursive", unit="chars", size=61, overlap=0))
     other = split(
-        make_doc(REFUND + " "), ChunkSettings(splitter="recursive", unit="chars", size=60)
+        make_doc(REFUND + " "),
+        ChunkSettings(splitter="recursive", unit="chars", size=60, overlap=0),
     )
     assert [x.id for x in a] == [x.id for x in b]
     assert a[0].id != c[0].id and a[0].id != other[0].id
@@ -400,7 +403,7 @@ def test_structure_keeps_corpus_tables_and_code_whole(path) -> None:  # type: ig
 
 
 def test_model_token_measure_matches_the_model_tokenizer() -> None:
-    from explorer.measures import model_tokenizer
+    from explorer.chunking.measures import model_tokenizer
 
     text = "Refunds are available within seven days; naïve café 🙂 ﬁle."
     enc = model_tokenizer("").encode(text, add_special_tokens=False)

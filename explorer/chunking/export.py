@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from explorer.documents import Document
-from explorer.splitters import Chunk, ChunkSettings
+from explorer.chunking.splitters import Chunk, ChunkSettings
+from explorer.documents.model import Document
 
 
 def app_version() -> str:

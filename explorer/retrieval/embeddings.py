@@ -12,13 +12,14 @@ import itertools
 import json
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from explorer.errors import ExplorerError
-from explorer.measures import bundled_model_dir
+from explorer.chunking.measures import bundled_model_dir
+from explorer.errors import EmbeddingError
+from explorer.progress import Progress
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,13 +35,6 @@ BATCH = 32
 CACHE_ENTRIES = 100_000
 """Vectors kept per model (about 160 MB for 384 dimensions); the oldest go first beyond that, so
 a long-running app shared by many people stays bounded."""
-
-Progress = Callable[[int, int], None]
-"""Called as ``progress(done, total)`` while texts are embedded."""
-
-
-class EmbeddingError(ExplorerError):
-    """The embedding model could not be loaded or verified."""
 
 
 def file_sha256(path: str | Path) -> str:
@@ -114,7 +108,7 @@ class Embedder:
             )
             total = len(missing)
             if progress is not None:
-                progress(0, total)
+                progress(0.0 if total else 1.0, f"0 of {total:,}")
             for i in range(0, total, BATCH):
                 batch = missing[i : i + BATCH]
                 vecs = self.model.encode(
@@ -128,7 +122,8 @@ class Embedder:
                     self._cache[t] = v.astype(np.float32)
                 self.encoded += len(batch)
                 if progress is not None:
-                    progress(min(i + BATCH, total), total)
+                    done = min(i + BATCH, total)
+                    progress(done / total, f"{done:,} of {total:,}")
             if not texts:
                 return np.zeros((0, self.dimension), dtype=np.float32)
             out: Vectors = np.stack([self._cache[t] for t in texts])

@@ -28,9 +28,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from explorer.documents import Block, Document, trim_span
+from explorer.chunking.measures import DEFAULT_ENCODING, UNITS, Measure, Units, get_measure
+from explorer.documents.load import trim_span
+from explorer.documents.model import Block, Document
 from explorer.errors import SettingsError
-from explorer.measures import DEFAULT_ENCODING, UNITS, Measure, Units, get_measure
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,6 +47,8 @@ SPLITTER_VERSIONS = {
     "semantic": "1",
 }
 SEMANTIC_PERCENTILE = 95
+DEFAULT_OVERLAP_SHARE = 0.25
+"""An overlap left out is this share of the size: 64 tokens at the default 256."""
 
 Embed = Callable[[Sequence[str]], "npt.NDArray[np.float32]"]
 """Texts in, one L2-normalised vector per text out (the semantic splitter's only need)."""
@@ -58,10 +61,12 @@ Flag = Literal["oversize", "hard_cut", "table_split", "code_split"]
 class ChunkSettings:
     """Everything that decides how a document is cut. Bad values fail here, at construction."""
 
-    splitter: str = "recursive"
+    splitter: str = "structure"
     unit: str = "tokens"
     size: int = 256
-    overlap: int = 0
+    overlap: int = None  # type: ignore[assignment]  # None: the default share of the size
+    """Units a chunk shares with the one before it; left out, :data:`DEFAULT_OVERLAP_SHARE` of
+    the size (64 at 256)."""
     encoding: str = DEFAULT_ENCODING
     separators: tuple[str, ...] = RECURSIVE_LEVELS
     """Boundary levels of the ``recursive`` splitter, coarsest first (a hard cut always follows)."""
@@ -70,6 +75,8 @@ class ChunkSettings:
     above this percentile of all such distances in the document."""
 
     def __post_init__(self) -> None:
+        if self.overlap is None and isinstance(self.size, int) and not isinstance(self.size, bool):
+            object.__setattr__(self, "overlap", max(0, int(self.size * DEFAULT_OVERLAP_SHARE)))
         if self.splitter not in SPLITTERS:
             raise SettingsError(
                 f"unknown splitter {self.splitter!r}; choose one of {', '.join(SPLITTERS)}"
@@ -142,6 +149,16 @@ class Chunk:
 
 
 # --------------------------------------------------------------------------- cut levels
+
+
+def embedded_text(chunk: Chunk, *, heading_prefix: bool) -> str:
+    """The text sent to the embedding model: the chunk text, optionally after its heading path.
+
+    What is displayed and what offsets refer to is always ``chunk.text``; only this may differ.
+    """
+    if heading_prefix and chunk.heading_path:
+        return " > ".join(chunk.heading_path) + "\n\n" + chunk.text
+    return chunk.text
 
 
 class Cuts(Protocol):
@@ -560,7 +577,7 @@ def _levels_for(
         return [Level(name, _level_cuts(doc.text, name)) for name in settings.separators], True
     if settings.splitter == "semantic":
         if embed is None:
-            from explorer.embeddings import embedder
+            from explorer.retrieval.embeddings import embedder
 
             embed = embedder().embed
         breaks = semantic_breaks(doc.text, embed, percentile=settings.percentile)

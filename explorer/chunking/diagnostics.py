@@ -29,10 +29,9 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from explorer.documents import Document
-from explorer.measures import MODEL_WINDOW, Measure, get_measure
-from explorer.retrieval import embedded_text as retrieval_embedded_text
-from explorer.splitters import Chunk
+from explorer.chunking.measures import MODEL_WINDOW, Measure, get_measure
+from explorer.chunking.splitters import Chunk, embedded_text
+from explorer.documents.model import Document
 
 SPECIAL_TOKENS = 2
 """[CLS] and [SEP]: added by the model to every text it embeds."""
@@ -87,13 +86,6 @@ _ISSUE_ORDER = {code: n for n, code in enumerate(ISSUE_CODES)}
 _SENTENCE_PUNCT = ".!?…。！？"
 _CLOSERS = "\"'”’»)]*_`"
 """Closing quotes, brackets and Markdown emphasis that may follow a sentence's full stop."""
-
-
-def embedded_text(chunk: Chunk, *, prefix_headings: bool) -> str:
-    """The text that would be sent to the embedding model for ``chunk``: exactly what
-    :func:`explorer.retrieval.embedded_text` embeds (``"Guide > Tables\\n\\n" + text`` with
-    ``prefix_headings``), so the window check measures what retrieval embeds."""
-    return retrieval_embedded_text(chunk, heading_prefix=prefix_headings)
 
 
 @dataclass(frozen=True)
@@ -196,7 +188,7 @@ def diagnose(
     doc: Document,
     chunks: Sequence[Chunk],
     *,
-    prefix_headings: bool = False,
+    heading_prefix: bool = False,
     model_measure: Measure | None = None,
     window: int = MODEL_WINDOW,
 ) -> Diagnosis:
@@ -222,7 +214,7 @@ def diagnose(
             found.add("table_header")
         if structure.orphan_heading(s, e):
             found.add("orphan_heading")
-        n = measure.count(embedded_text(chunk, prefix_headings=prefix_headings)) + SPECIAL_TOKENS
+        n = measure.count(embedded_text(chunk, heading_prefix=heading_prefix)) + SPECIAL_TOKENS
         if n > window:
             found.add("model_window")
         if "oversize" in chunk.flags:

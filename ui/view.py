@@ -17,28 +17,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer import render
-from explorer.diagnostics import Diagnosis, issue
-from explorer.documents import Document, documents_in
+from explorer import resources
+from explorer.answer import Answer
+from explorer.chunking.diagnostics import Diagnosis, issue
+from explorer.chunking.measures import DEFAULT_ENCODING, get_measure
+from explorer.chunking.splitters import RECURSIVE_LEVELS, SEMANTIC_PERCENTILE, Chunk, embedded_text
+from explorer.config import FLAT_KEYS, Config
+from explorer.documents.load import documents_in
+from explorer.documents.model import Document
 from explorer.errors import DocumentError
-from explorer.evidence import Evidence, covered_by, union
-from explorer.measures import DEFAULT_ENCODING, Units, get_measure
-from explorer.retrieval import (
+from explorer.retrieval.context import ContextPiece
+from explorer.retrieval.evidence import Evidence, covered_by, ordinal, union
+from explorer.retrieval.index import (
     CARRY,
     HYBRID_WEIGHT,
     PASSAGE_TOKENS,
-    ContextPiece,
     Hit,
-    Span,
-    embedded_text,
     passages,
     passages_of,
-    widen_to_budget,
 )
-from explorer.splitters import SEMANTIC_PERCENTILE, Chunk, ChunkSettings
+from ui import render
 
-SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_docs"
-QUERY_SET = Path(__file__).resolve().parents[1] / "queries" / "boundary-questions.json"
+SAMPLES_DIR = resources.samples_dir()
+QUERY_SET = resources.query_set()
 """The project's query set: what the Evaluate page starts with."""
 UPLOAD_TYPES = ("pdf", "md", "markdown", "txt")
 """Suffixes the app accepts for upload (without the dot)."""
@@ -422,8 +423,12 @@ FILL_HELP = (
     "comes along. The context never costs more than the budget; when the hits alone cost more, "
     "nothing is added."
 )
-FILL_BUDGETS = (256, 512, 1024, 2048)
-"""The token budgets the query panel can fill (512, the evaluation's smallest, to start)."""
+BUDGETS = (None, 256, 512, 1024, 2048)
+"""The token budgets the query panel offers (512, the evaluation's smallest, to start)."""
+BUDGET_HELP = (
+    "At most this many cl100k tokens of context: hits are taken in rank order while they fit. "
+    "Fill to budget spends what they leave on the text around them."
+)
 DENSE_HELP = (
     f"**passages**: the document's sentences, packed to at most {PASSAGE_TOKENS} tokens, are "
     "embedded once; a chunk scores as its best passage. Every passage fits the model's window, "
@@ -449,36 +454,61 @@ PERCENTILE_RANGE = (50, 99, SEMANTIC_PERCENTILE)
 """The semantic splitter's percentile slider: low, high, start."""
 TOP_K_MAX = 20
 NEIGHBOURS_MAX = 5
+CARRY_RANGE = (0.0, 1.0, 0.05)
+"""The carry slider: low, high, step."""
+
+
+def state_of(config: Config, *, prefix: str = "") -> dict[str, Any]:
+    """The session-state values that show ``config`` in a page's widgets: each flat setting under
+    its own name after ``prefix`` (the main page's exact-size boxes too)."""
+    flat = config.to_json()
+    out = {prefix + k: flat[k] for k in FLAT_KEYS}
+    out[prefix + "separators"] = [
+        lvl for lvl in RECURSIVE_LEVELS if lvl in config.chunking.separators
+    ]
+    out[prefix + "neighbours"] = min(config.neighbours, NEIGHBOURS_MAX)
+    if not prefix:
+        out["size_exact"], out["overlap_exact"] = config.chunking.size, config.chunking.overlap
+    return out
+
+
+def config_of(state: Any, *, prefix: str = "", base: Config | None = None) -> Config:
+    """The configuration a page's widgets show: every flat setting found under ``prefix`` in
+    ``state``, the others from ``base`` (default: the recommended configuration)."""
+    base = base or Config()
+    flat = {k: state[prefix + k] for k in FLAT_KEYS if prefix + k in state}
+    if "separators" in flat:
+        flat["separators"] = tuple(s for s in RECURSIVE_LEVELS if s in flat["separators"])
+    flat.setdefault("overlap", base.chunking.overlap)
+    return Config.from_json(flat, base=base)
 
 
 @dataclass(frozen=True, slots=True)
 class Demo:
     """A sample that opens with a question the starting settings fail to answer in full.
 
-    ``settings``, ``retriever``, ``k`` and ``fill`` are the app's starting values; ``hint`` says
-    which one move repairs the answer (each is checked with the real model in
-    ``tests/test_query_panel.py``).
+    ``config``, ``k`` and ``budget`` are the app's starting values; ``hint`` says which one move
+    repairs the answer (each is checked with the real model in ``tests/test_query_panel.py``).
     """
 
     source: str
     question: str
     evidence: tuple[str, ...]
-    settings: ChunkSettings
-    retriever: str
+    config: Config
     k: int
+    budget: int | None
     hint: str
-    fill: bool = False
-    """Fill to budget starts off: at every budget offered it brings the exception in too (the
-    whole policy is 637 tokens), so the demo would open answered."""
 
 
 DEMO = Demo(
     source="refund-policy.md",
     question="How long do I have to ask for a refund?",
     evidence=("within seven days", "does not apply to downloaded materials"),
-    settings=ChunkSettings(splitter="fixed", unit="chars", size=250, overlap=0),
-    retriever="hybrid",
+    # Fill to budget starts off: at every budget offered it brings the exception in too (the
+    # whole policy is 637 tokens), so the demo would open answered.
+    config=Config().replace(splitter="fixed", unit="chars", size=250, overlap=0, fill=False),
     k=2,
+    budget=512,
     hint=(
         "Fixed 250-character windows cut the refund rule from its exception, so the top 2 hits "
         "hold the rule but not the exception. One move repairs it: switch the splitter to "
@@ -533,11 +563,6 @@ def hit_rows(
     ]
 
 
-def ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
 def evidence_rows(results: Sequence[Evidence]) -> list[dict[str, str]]:
     """One row per phrase, in words: found in the document, inside the retrieved context, the
     chunk(s) holding it whole, the best rank among them, and whether boundaries cut every
@@ -576,87 +601,38 @@ def verdict_kind(verdict: str) -> str:
     return head if head in ("complete", "incomplete", "unchecked") else ""
 
 
-def context_spans(pieces: Sequence[ContextPiece]) -> list[tuple[int, int]]:
-    return [(p.start, p.end) for p in pieces]
-
-
-@dataclass(frozen=True, slots=True)
-class FilledContext:
-    """The context filled to a token budget (see :func:`filled_context`)."""
-
-    spans: tuple[Span, ...]
-    """The context's stretches, merged and in document order."""
-    tokens: int
-    """cl100k tokens of ``spans``, counted on the whole document's tokens, as the budget is."""
-    budget: int
-    over: bool
-    """The pieces alone cost more than ``budget``: nothing was added."""
-    widened: bool
-    """Text was added around the pieces."""
-    whole: bool
-    """The context is the whole document, which costs less than the budget."""
-
-
-def filled_context(pieces: Sequence[ContextPiece], units: Units, budget: int) -> FilledContext:
-    """The pieces' context widened with the tokens ``budget`` leaves after them.
-
-    ``units`` are the cl100k tokens of the whole document. The tokens are counted on the pieces'
-    union, shared text once (see :func:`explorer.retrieval.widen_to_budget`); pieces that
-    already cost more than ``budget`` come back merged, with nothing added.
-    """
-    own = union([(p.start, p.end) for p in pieces])
-    cost = sum(units.size(s, e) for s, e in own)
-    spans = own if cost > budget else widen_to_budget(own, units, budget)
-    return FilledContext(
-        spans=tuple(spans),
-        tokens=sum(units.size(s, e) for s, e in spans),
-        budget=budget,
-        over=cost > budget,
-        widened=spans != own,
-        whole=spans == [(0, units.length)],
-    )
-
-
-def context_note(
-    tokens: int,
-    pieces: Sequence[ContextPiece],
-    *,
-    k: int,
-    neighbours: int,
-    section: bool,
-    filled: FilledContext | None = None,
-) -> str:
-    """``"An LLM would receive 312 tokens (cl100k) in 2 pieces: …"`` (Markdown).
-
-    With ``filled``, the tokens and pieces are those of the filled context, and the note says
-    whether the budget widened it.
-    """
-    headers = len({h for p in pieces for h in p.headers})
+def context_note(answer: Answer, *, length: int) -> str:
+    """``"An LLM would receive 312 tokens (cl100k) in 2 pieces: …"`` (Markdown); ``length`` is
+    the document text's."""
+    config, hits = answer.config, answer.hits
+    headers = len(answer.headers)
     widened = (
         "each widened to its section"
-        if section
-        else f"each widened by ±{neighbours} chunk{'s' if neighbours != 1 else ''}"
-        if neighbours
+        if config.section
+        else f"each widened by ±{config.neighbours} chunk{'s' if config.neighbours != 1 else ''}"
+        if config.neighbours
         else "as retrieved"
     )
-    n = len(pieces) if filled is None else len(filled.spans)
+    n, k = len(answer.context), len(hits)
     note = (
-        f"An LLM would receive **{tokens:,} tokens** (cl100k) in {n} piece{'s' if n != 1 else ''}"
-        f": the top {k} hit{'s' if k != 1 else ''}, {widened}"
+        f"An LLM would receive **{answer.tokens:,} tokens** (cl100k) in {n} "
+        f"piece{'s' if n != 1 else ''}: the top {k} hit{'s' if k != 1 else ''}, {widened}"
     )
     if headers:
         note += f", with the header rows of {headers} table{'s' if headers != 1 else ''}"
-    if filled is not None:
-        budget = f"the {filled.budget:,}-token budget"
-        if filled.over:
-            note += f"; over {budget}, so nothing was added"
-        elif filled.whole:
-            grown = ", then widened to" if filled.widened else ", that is"
-            note += f"{grown} the whole document, within {budget}"
-        elif filled.widened:
+    if answer.budget is not None:
+        budget = f"the {answer.budget:,}-token budget"
+        fitted = answer.k is not None and k < min(answer.k, len(answer.ranking))
+        if not hits:
+            note += f"; not even the best hit fits {budget}"
+        elif answer.widened and answer.context == ((0, length),):
+            note += f", then widened to the whole document, within {budget}"
+        elif answer.widened:
             note += f", then widened to fill {budget}"
+        elif fitted:
+            note += f" (the hits that fit {budget})"
         else:
-            note += f"; nothing more fits {budget}"
+            note += f", within {budget}"
     return note + "."
 
 
@@ -718,15 +694,15 @@ def context_highlights(
     return out
 
 
-def fill_highlights(
-    filled: FilledContext, pieces: Sequence[ContextPiece], chunks: Sequence[Chunk], text: str
-) -> list[render.Highlight]:
+def fill_highlights(answer: Answer, chunks: Sequence[Chunk], text: str) -> list[render.Highlight]:
     """The text filling the budget adds around the pieces, tinted as other added context.
     White space at either end of a part is left out."""
-    taken = union([(p.start, p.end) for p in pieces])
+    if not answer.widened or answer.budget is None:
+        return []
+    taken = union([(p.start, p.end) for p in answer.pieces])
     starts = [c.start for c in chunks]
     out = []
-    for span in filled.spans:
+    for span in answer.context:
         for a, b in subtract(span, taken):
             while a < b and text[a].isspace():
                 a += 1
@@ -740,7 +716,7 @@ def fill_highlights(
                         max(bisect.bisect_right(starts, a) - 1, 0),
                         CONTEXT_COLOR,
                         label="+",
-                        title=f"filled to the {filled.budget:,}-token budget",
+                        title=f"filled to the {answer.budget:,}-token budget",
                     )
                 )
     return out

@@ -1,6 +1,6 @@
 """Query benchmark: embedding throughput, query latency, and the embedding cache's hit rate.
 
-Run ``python -m explorer.bench_query`` (options: ``--texts N``, ``--chunks N``,
+Run ``python -m benchmarks.bench_query`` (options: ``--texts N``, ``--chunks N``,
 ``--queries N``, ``--repeat N``). It needs the shared corpus (``../shared/corpus``) and the
 bundled all-MiniLM-L6-v2; everything runs offline on the CPU, in this process.
 
@@ -45,10 +45,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from explorer.documents import Document, load_path
-from explorer.embeddings import BUNDLED, Embedder, load_model
-from explorer.retrieval import RETRIEVERS, ChunkIndex, embedded_text
-from explorer.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.documents.load import load_path
+from explorer.documents.model import Document
+from explorer.retrieval.embeddings import BUNDLED, Embedder, load_model
+from explorer.retrieval.index import RETRIEVERS, ChunkIndex, embedded_text
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
@@ -187,11 +188,31 @@ def query_time(
 def hit_rates() -> None:
     doc = load_path(CORPUS / HIT_RATE_DOC)
     steps = [
-        ("recursive, tokens 256 → 257", ChunkSettings("recursive", "tokens", 256), {"size": 257}),
-        ("structure, tokens 256 → 257", ChunkSettings("structure", "tokens", 256), {"size": 257}),
-        ("sentence, tokens 256 → 257", ChunkSettings("sentence", "tokens", 256), {"size": 257}),
-        ("recursive, overlap 0 → 16", ChunkSettings("recursive", "tokens", 256), {"overlap": 16}),
-        ("fixed, tokens 256 → 257", ChunkSettings("fixed", "tokens", 256), {"size": 257}),
+        (
+            "recursive, tokens 256 → 257",
+            ChunkSettings("recursive", "tokens", 256, overlap=0),
+            {"size": 257},
+        ),
+        (
+            "structure, tokens 256 → 257",
+            ChunkSettings("structure", "tokens", 256, overlap=0),
+            {"size": 257},
+        ),
+        (
+            "sentence, tokens 256 → 257",
+            ChunkSettings("sentence", "tokens", 256, overlap=0),
+            {"size": 257},
+        ),
+        (
+            "recursive, overlap 0 → 16",
+            ChunkSettings("recursive", "tokens", 256, overlap=0),
+            {"overlap": 16},
+        ),
+        (
+            "fixed, tokens 256 → 257",
+            ChunkSettings("fixed", "tokens", 256, overlap=0),
+            {"size": 257},
+        ),
     ]
     print(f"\n(c) cache hit rate after a one-step change ({HIT_RATE_DOC}, {len(doc.text):,} chars)")
     print(f"{'change':<32}{'chunks':>8}{'cached':>8}{'hit rate':>10}{'embed s':>9}{'vs all':>8}")
@@ -224,7 +245,7 @@ def _fields(s: ChunkSettings) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m explorer.bench_query", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_query", description=__doc__)
     parser.add_argument("--texts", type=int, default=300, help="texts for throughput (a)")
     parser.add_argument("--chunks", type=int, default=1000, help="chunks for query time (b)")
     parser.add_argument("--queries", type=int, default=20, help="questions for query time (b)")
@@ -236,17 +257,17 @@ def main(argv: list[str] | None = None) -> int:
     load_model(BUNDLED)
     print(f"model {BUNDLED} loaded in {time.perf_counter() - t:.1f} s (CPU, offline)")
     if "a" not in args.skip:
-        chunks = corpus_chunks(args.texts, ChunkSettings("recursive", "tokens", 128))
+        chunks = corpus_chunks(args.texts, ChunkSettings("recursive", "tokens", 128, overlap=0))
         print(f"\ntexts for (a): the first {len(chunks):,} corpus chunks, recursive, tokens 128")
         throughput([c.text for c in chunks], args.repeat)
     if "b" not in args.skip:
-        chunks = corpus_chunks(args.chunks, ChunkSettings("recursive", "tokens", 80))
+        chunks = corpus_chunks(args.chunks, ChunkSettings("recursive", "tokens", 80, overlap=0))
         print(f"\nchunks for (b): the first {len(chunks):,} corpus chunks, recursive, tokens 80")
         per = args.queries
         query_time(chunks, questions(per * len(RETRIEVERS)), per)
         longest = max(corpus_paths(), key=lambda p: len(load_path(p).text))
         doc = load_path(longest)
-        chunks = split(doc, ChunkSettings("recursive", "tokens", 80))
+        chunks = split(doc, ChunkSettings("recursive", "tokens", 80, overlap=0))
         query_time(chunks, questions(per * len(RETRIEVERS)), per, doc=doc)  # a new embedder
     if "c" not in args.skip:
         hit_rates()

@@ -26,11 +26,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.documents import Document, Layout, Rect, _front_matter_end, line_starts
+from explorer.documents.load import front_matter_end, line_starts
+from explorer.documents.model import Document, Layout, Rect
 from explorer.errors import DocumentError
 
 if TYPE_CHECKING:
-    from explorer.splitters import Chunk
+    from explorer.chunking.splitters import Chunk
 
 PALETTE: tuple[str, ...] = (
     "#4e79a7",  # blue
@@ -669,7 +670,7 @@ class _MarkdownRenderer:
         self._offsets: list[int] = []
         self.pre = False  # inside a code block: line breaks are shown
         # front matter, detected as the loader does, is shown as a code block
-        fm_end = _front_matter_end(text) if front_matter else 0
+        fm_end = front_matter_end(text) if front_matter else 0
         self.body_line = bisect.bisect_left(line_starts(text), fm_end) if fm_end else 0
 
     # ---- helpers

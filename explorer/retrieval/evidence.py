@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from explorer.retrieval import Hit
-from explorer.retrieval import Span as Span
-from explorer.retrieval import union as union
-from explorer.splitters import Chunk
+from explorer.chunking.splitters import Chunk
+from explorer.retrieval.context import Span as Span
+from explorer.retrieval.context import union as union
+from explorer.retrieval.index import Hit
 
 _FAMILIES = ("'‘’`", '"“”', "-‐‑–—")
 """Characters that match each other: single quotes and apostrophes, double quotes, dashes."""
@@ -94,20 +94,26 @@ def check(
     ranking: Sequence[Hit],
     *,
     context: Sequence[Span],
+    known: Sequence[Span | None] = (),
 ) -> list[Evidence]:
     """Check each phrase against the document, the chunks, their full ranking and the context.
 
     ``context`` is the retrieved text as spans (the top-k hits, possibly expanded to neighbours).
+    ``known[i]``, when given, is where phrase ``i`` is known to be (a query set's ``spans``): it is
+    the phrase's only occurrence when the text there matches it.
     """
     merged = union(context)
     rank_of = {h.index: h.rank for h in ranking}
     starts = [c.start for c in chunks]
     results = []
-    for phrase in phrases:
+    for i, phrase in enumerate(phrases):
         phrase = phrase.strip()
         if not phrase:
             continue
         spans = locate(phrase, text)
+        given = known[i] if i < len(known) else None
+        if given is not None and given in spans:
+            spans = [given]
         holders: list[Chunk] = []
         for s, e in spans:
             # starts and ends both increase, so the holders are the chunks just before the
@@ -133,7 +139,8 @@ def check(
     return results
 
 
-def _ordinal(n: int) -> str:
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``11th``, ``22nd`` …"""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
@@ -151,7 +158,7 @@ def verdict(results: Sequence[Evidence]) -> str:
         if r.chunk_indices:
             where = f"is in chunk {r.chunk_indices[0]}"
             if r.best_rank is not None:
-                where += f", ranked {_ordinal(r.best_rank)}"
+                where += f", ranked {ordinal(r.best_rank)}"
         else:
             where = "is cut by a chunk boundary (no chunk holds it whole)"
         notes.append(f"{r.phrase!r} {where}")

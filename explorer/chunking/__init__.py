@@ -1,0 +1,11 @@
+"""Chunking: size measures, the splitters, their diagnostics and the export records.
+
+* :mod:`~explorer.chunking.measures` — characters, words, tiktoken tokens, the model's tokens;
+* :mod:`~explorer.chunking.splitters` — one packing engine behind every splitter;
+* :mod:`~explorer.chunking.diagnostics` — what is wrong with a chunk (cut mid-sentence, …);
+* :mod:`~explorer.chunking.export` — JSON Lines records and the manifest.
+"""
+
+from explorer.chunking.splitters import SPLITTERS, Chunk, ChunkSettings, embedded_text, split
+
+__all__ = ["SPLITTERS", "Chunk", "ChunkSettings", "embedded_text", "split"]

@@ -1,0 +1,209 @@
+"""One configuration for everything that decides an answer: how the document is cut, how its
+chunks are ranked, and how the hits become the context an LLM would receive.
+
+``Config()`` *is* the recommended configuration (``docs/evaluation.md`` shows how it was chosen).
+Every entry point — the app, the Evaluate page, the command line, the benchmarks — builds its
+configuration from it, through :meth:`Config.replace` or :meth:`Config.from_json`, so a default
+changed here changes everywhere at once.
+
+A configuration serialises to one flat JSON object (:meth:`Config.to_json`) and back without
+loss; ``query`` and ``eval`` print it in that form under ``"config"``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from explorer.chunking.splitters import ChunkSettings
+from explorer.errors import SettingsError
+from explorer.retrieval.embeddings import BUNDLED
+from explorer.retrieval.index import CARRY, DENSE_SOURCES, RETRIEVERS, check_carry
+
+CHUNK_KEYS = tuple(f.name for f in dataclasses.fields(ChunkSettings))
+"""The keys of the flat form that belong to the chunk settings."""
+SIZE_KEYS = ("splitter", "unit", "size")
+"""Changing one of these without giving an overlap resets the overlap to its default share."""
+OUTPUT_ONLY = ("splitter_version",)
+"""Keys :meth:`Config.to_json` writes for the reader and :meth:`Config.from_json` ignores."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """How a document is chunked, ranked and turned into context. Bad values fail here."""
+
+    chunking: ChunkSettings = field(default_factory=ChunkSettings)
+    """Splitter, size measure, size, overlap (see :class:`~explorer.chunking.ChunkSettings`)."""
+    retriever: str = "hybrid"
+    """``dense`` (cosine over embeddings), ``bm25`` (keywords) or ``hybrid`` (both, normalised)."""
+    dense: str = "passages"
+    """Where dense scores come from: the document's sentence passages, or each chunk whole."""
+    model: str = BUNDLED
+    """The sentence-transformers model (the bundled one, or a local folder)."""
+    heading_prefix: bool = False
+    """Embed and index each chunk after its heading path (what is displayed never changes)."""
+    carry: float = CARRY
+    """Each chunk's score gains this share of the previous chunk's own score (0 to 1)."""
+    neighbours: int = 0
+    """Small-to-big: each hit brings this many chunks on each side into the context."""
+    section: bool = False
+    """Each hit brings its whole section (heading to the next heading of its level) instead."""
+    merge: bool = True
+    """Pieces of context that overlap or touch are sent once, as one piece."""
+    table_headers: bool = True
+    """A hit on a table's rows brings the table's header rows into the context."""
+    fill: bool = True
+    """With a token budget, the tokens the whole hits leave widen the context around them."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.chunking, ChunkSettings):
+            raise SettingsError("chunking must be a ChunkSettings")
+        if self.retriever not in RETRIEVERS:
+            raise SettingsError(
+                f"unknown retriever {self.retriever!r}; choose one of {', '.join(RETRIEVERS)}"
+            )
+        if self.dense not in DENSE_SOURCES:
+            raise SettingsError(
+                f"unknown dense source {self.dense!r}; choose one of {', '.join(DENSE_SOURCES)}"
+            )
+        if isinstance(self.carry, bool) or not isinstance(self.carry, int | float):
+            raise SettingsError(f"carry must be a number from 0 to 1, got {self.carry!r}")
+        check_carry(float(self.carry))
+        object.__setattr__(self, "carry", float(self.carry))
+        if isinstance(self.neighbours, bool) or not isinstance(self.neighbours, int):
+            raise SettingsError(f"neighbours must be a whole number, got {self.neighbours!r}")
+        if self.neighbours < 0:
+            raise SettingsError(f"neighbours must be 0 or more, got {self.neighbours}")
+        if not isinstance(self.model, str):
+            raise SettingsError(f"model must be a name or a folder, got {self.model!r}")
+        object.__setattr__(self, "model", self.model.strip() or BUNDLED)
+        for name in ("heading_prefix", "section", "merge", "table_headers", "fill"):
+            if not isinstance(getattr(self, name), bool):
+                raise SettingsError(f"{name} must be true or false, got {getattr(self, name)!r}")
+
+    # ------------------------------------------------------------------ derived
+
+    @property
+    def needs_model(self) -> bool:
+        """Ranking (dense or hybrid) or chunking (semantic) needs the embedding model."""
+        return self.retriever != "bm25" or self.chunking.splitter == "semantic"
+
+    def index_key(self) -> str:
+        """A canonical string of everything that changes the ranking (for caches)."""
+        return (
+            f"{self.chunking.key()}|{self.retriever}|{self.dense}|{self.model}"
+            f"|prefix={self.heading_prefix}|carry={self.carry!r}"
+        )
+
+    # ------------------------------------------------------------------ changing
+
+    def replace(self, **changes: Any) -> Config:
+        """A copy with ``changes``, given by their flat names (``size=512``, ``carry=0``).
+
+        An overlap belongs to its size: when the splitter, unit or size changes and no overlap is
+        given, the overlap is the default share of the new size (see
+        :class:`~explorer.chunking.ChunkSettings`).
+        """
+        unknown = sorted(set(changes) - set(FLAT_KEYS))
+        if unknown:
+            raise SettingsError(
+                f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(FLAT_KEYS)}"
+            )
+        chunk = {k: v for k, v in changes.items() if k in CHUNK_KEYS}
+        rest = {k: v for k, v in changes.items() if k not in CHUNK_KEYS}
+        chunking = self.chunking
+        if chunk:
+            if "overlap" not in chunk and any(k in chunk for k in SIZE_KEYS):
+                chunk["overlap"] = None
+            if "separators" in chunk:
+                chunk["separators"] = tuple(chunk["separators"])
+            try:
+                chunking = dataclasses.replace(chunking, **chunk)
+            except TypeError as exc:  # a value of the wrong kind deep inside the validation
+                raise SettingsError(f"bad chunk settings {chunk!r} ({exc})") from None
+        try:
+            return dataclasses.replace(self, chunking=chunking, **rest)
+        except TypeError as exc:
+            raise SettingsError(f"bad settings {rest!r} ({exc})") from None
+
+    # ------------------------------------------------------------------ flat JSON
+
+    def to_json(self) -> dict[str, Any]:
+        """Every setting under its flat name (plus ``splitter_version``, for the reader)."""
+        c = self.chunking
+        return {
+            "splitter": c.splitter,
+            "splitter_version": c.version,
+            "unit": c.unit,
+            "encoding": c.encoding,
+            "size": c.size,
+            "overlap": c.overlap,
+            "separators": list(c.separators),
+            "percentile": c.percentile,
+            "retriever": self.retriever,
+            "dense": self.dense,
+            "model": self.model,
+            "heading_prefix": self.heading_prefix,
+            "carry": self.carry,
+            "neighbours": self.neighbours,
+            "section": self.section,
+            "merge": self.merge,
+            "table_headers": self.table_headers,
+            "fill": self.fill,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], *, base: Config | None = None) -> Config:
+        """The configuration ``data`` describes; keys it leaves out keep ``base``'s values
+        (default: the recommended configuration). Unknown keys are an error."""
+        if not isinstance(data, Mapping):
+            raise SettingsError(f"a configuration is a JSON object, got {type(data).__name__}")
+        changes = {k: v for k, v in data.items() if k not in OUTPUT_ONLY}
+        if "overlap" not in changes and any(k in changes for k in SIZE_KEYS):
+            changes["overlap"] = None
+        return (base or cls()).replace(**changes)
+
+    @classmethod
+    def from_spec(cls, spec: str, *, base: Config | None = None) -> Config:
+        """``"splitter=fixed,unit=chars,size=500,overlap=0"``: ``key=value`` pairs applied to
+        ``base`` (default: the recommended configuration); an empty spec is ``base`` itself."""
+        changes: dict[str, Any] = {}
+        for part in spec.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            key, sep, value = part.partition("=")
+            key = key.strip().replace("-", "_")
+            if not sep or not key:
+                raise SettingsError(f"cannot read {part!r}; write settings as key=value,key=value")
+            changes[key] = parse_value(key, value.strip())
+        return cls.from_json(changes, base=base)
+
+
+FLAT_KEYS: tuple[str, ...] = tuple(k for k in Config().to_json() if k not in OUTPUT_ONLY)
+"""Every key of the flat form that :meth:`Config.from_json` reads."""
+
+_BOOLEANS = {"on": True, "true": True, "yes": True, "1": True}
+_BOOLEANS |= {"off": False, "false": False, "no": False, "0": False}
+
+
+def parse_value(key: str, value: str) -> Any:
+    """A flat setting's value from text (a spec, a URL): typed by the default's type."""
+    if key not in FLAT_KEYS:
+        raise SettingsError(f"unknown setting {key!r}; known: {', '.join(FLAT_KEYS)}")
+    default = Config().to_json()[key]
+    try:
+        if isinstance(default, bool):
+            return _BOOLEANS[value.lower()]
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+    except (KeyError, ValueError):
+        kind = "on or off" if isinstance(default, bool) else type(default).__name__
+        raise SettingsError(f"{key}: cannot read {value!r} (expected {kind})") from None
+    if isinstance(default, list):
+        return tuple(v.strip() for v in value.replace("+", " ").split() if v.strip())
+    return value

@@ -1,0 +1,269 @@
+"""Comparing two configurations: where their boundaries differ, how deep each evidence phrase
+ranks, which questions flip, and every averaged measure side by side.
+
+* **Boundaries.** A chunk *boundary* is the offset where a chunk starts.
+  :func:`compare_boundaries` sorts the starts of two chunkings of one document into those only
+  in A, only in B and in both.
+* **Ranks.** :func:`phrase_ranks` says, for each evidence phrase of a query, how many of the
+  top hits it takes before the phrase lies wholly inside the retrieved text — so "covered at k"
+  is exactly "every located phrase has a rank of at most k".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.chunking.splitters import Chunk
+from explorer.errors import SettingsError
+from explorer.evaluation.evaluate import EvalReport, QueryResult, Workspace
+from explorer.retrieval.context import Span
+
+
+@dataclass(frozen=True)
+class Boundaries:
+    """Chunk start offsets of two chunkings of one document, sorted into three sets."""
+
+    only_a: tuple[int, ...]
+    only_b: tuple[int, ...]
+    both: tuple[int, ...]
+
+
+def chunk_starts(chunks: Iterable[Chunk]) -> tuple[int, ...]:
+    """The sorted, distinct offsets where the chunks start."""
+    return tuple(sorted({c.start for c in chunks}))
+
+
+def compare_boundaries(a: Iterable[Chunk], b: Iterable[Chunk]) -> Boundaries:
+    """Where chunks start only under A, only under B, and under both."""
+    sa, sb = set(chunk_starts(a)), set(chunk_starts(b))
+    return Boundaries(
+        only_a=tuple(sorted(sa - sb)),
+        only_b=tuple(sorted(sb - sa)),
+        both=tuple(sorted(sa & sb)),
+    )
+
+
+def _covered_from(span: Span, ranked: Sequence[Span]) -> int | None:
+    """The fewest top-ranked spans whose union holds ``span`` whole (``None``: never).
+
+    Touching spans merge, so this is the largest, over the characters of ``span``, of the best
+    rank of a span holding that character.
+    """
+    s, e = span
+    best = [0] * (e - s)  # 0: no span holds this character yet
+    for rank, (cs, ce) in enumerate(ranked, 1):
+        lo, hi = max(cs, s), min(ce, e)
+        for p in range(lo - s, hi - s):
+            if best[p] == 0:
+                best[p] = rank
+    if not best or 0 in best:
+        return None
+    return max(best)
+
+
+def phrase_ranks(result: QueryResult) -> tuple[int | None, ...]:
+    """For each evidence phrase: how many top hits it takes to hold it whole.
+
+    The phrase's best occurrence counts; ``None`` when the phrase was not located (or, rarely,
+    no prefix of the ranking holds it, e.g. it spans the white space between two chunks).
+    With neighbours, a hit brings its neighbours too, as in the evaluation.
+    """
+    out: list[int | None] = []
+    for occurrences in result.located:
+        ranks = [r for r in (_covered_from(o, result.chunk_spans) for o in occurrences) if r]
+        out.append(min(ranks) if ranks else None)
+    return tuple(out)
+
+
+def needed_rank(result: QueryResult) -> int | None:
+    """The fewest top hits that hold every located phrase (``None``: never, or nothing located).
+
+    ``result.covered_at_k[k]`` is ``needed_rank(result) <= k``.
+    """
+    ranks = [r for r, occ in zip(phrase_ranks(result), result.located, strict=True) if occ]
+    if not ranks or any(r is None for r in ranks):
+        return None
+    return max(r for r in ranks if r is not None)
+
+
+def cut_phrases(located: Sequence[Sequence[Span]], chunks: Sequence[Chunk]) -> tuple[bool, ...]:
+    """For each phrase: is every occurrence crossed by a boundary (no one chunk holds it)?
+
+    A phrase that was not located is not cut.
+    """
+    out = []
+    for occurrences in located:
+        whole = any(c.start <= s and e <= c.end for s, e in occurrences for c in chunks)
+        out.append(bool(occurrences) and not whole)
+    return tuple(out)
+
+
+def format_ranks(
+    ranks: Sequence[int | None], cut: Sequence[bool], located: Sequence[bool] | None = None
+) -> str:
+    """``"1 · 4 ✂"``: one entry per phrase; ✂ marks a phrase no single chunk holds.
+
+    A phrase with no rank is "not found" when it was not located, else "never".
+    """
+    found = [True] * len(ranks) if located is None else located
+    parts = []
+    for r, c, f in zip(ranks, cut, found, strict=True):
+        text = str(r) if r is not None else "never" if f else "not found"
+        parts.append(f"{text} ✂" if c else text)
+    return " · ".join(parts)
+
+
+FLIP_A = "A only"
+
+
+FLIP_B = "B only"
+
+
+def ab_rows(a: EvalReport, b: EvalReport, workspace: Workspace, *, k: int) -> list[dict[str, Any]]:
+    """One row per query present in both reports: coverage@k and evidence ranks under A and B.
+
+    Flipped queries (covered under one configuration only) come first.
+    """
+    by_id = {r.query.id: r for r in b.results}
+    rows = []
+    for ra in a.results:
+        rb = by_id.get(ra.query.id)
+        if rb is None:
+            continue
+        ca, cb = bool(ra.covered_at_k.get(k)), bool(rb.covered_at_k.get(k))
+        chunks_a = workspace.chunks(ra.query.doc, a.config)
+        chunks_b = workspace.chunks(rb.query.doc, b.config)
+        rows.append(
+            {
+                "flip": FLIP_A if ca and not cb else FLIP_B if cb and not ca else "",
+                "id": ra.query.id,
+                "document": ra.query.doc,
+                "question": ra.query.query,
+                "A": ca,
+                "B": cb,
+                "A ranks": _ranks_text(ra, chunks_a),
+                "B ranks": _ranks_text(rb, chunks_b),
+            }
+        )
+    return sorted(rows, key=lambda r: r["flip"] == "")
+
+
+def _ranks_text(result: QueryResult, chunks: Sequence[Chunk]) -> str:
+    located = [bool(occ) for occ in result.located]
+    return format_ranks(phrase_ranks(result), cut_phrases(result.located, chunks), located)
+
+
+@dataclass(frozen=True)
+class PhraseDetail:
+    """One evidence phrase of one query under A and B."""
+
+    phrase: str
+    located: bool
+    rank_a: int | None
+    rank_b: int | None
+    cut_a: bool
+    cut_b: bool
+
+
+def phrase_details(
+    ra: QueryResult, rb: QueryResult, chunks_a: Sequence[Chunk], chunks_b: Sequence[Chunk]
+) -> list[PhraseDetail]:
+    """Per phrase of one query: its rank and whether a boundary cuts it, under A and B."""
+    return [
+        PhraseDetail(phrase, bool(occ), r_a, r_b, c_a, c_b)
+        for phrase, occ, r_a, r_b, c_a, c_b in zip(
+            ra.query.evidence,
+            ra.located,
+            phrase_ranks(ra),
+            phrase_ranks(rb),
+            cut_phrases(ra.located, chunks_a),
+            cut_phrases(rb.located, chunks_b),
+            strict=True,
+        )
+    ]
+
+
+def summary_rows(a: EvalReport, b: EvalReport) -> list[dict[str, str]]:
+    """Every averaged measure of two reports side by side, with the difference B - A."""
+    rows = []
+
+    def share(name: str, va: float, vb: float, *, fine: bool = False) -> None:
+        """Percentages; ``fine`` ones (precision, IoU: often a few percent) to one decimal."""
+        f = ".1%" if fine else ".0%"
+        diff = (vb - va) * 100
+        rows.append(
+            {
+                "measure": name,
+                "A": format(va, f),
+                "B": format(vb, f),
+                "B - A": f"{diff:+.1f} points" if fine else f"{diff:+.0f} points",
+            }
+        )
+
+    for k in a.ks:
+        share(f"coverage@{k}", a.coverage_at_k[k], b.coverage_at_k.get(k, 0.0))
+    for budget in a.budgets:
+        share(
+            f"coverage@{budget} tokens",
+            a.coverage_at_budget[budget],
+            b.coverage_at_budget.get(budget, 0.0),
+        )
+    for metric in ("recall_at_k", "precision_at_k", "iou_at_k"):
+        ma, mb = a.mean_at_k(metric), b.mean_at_k(metric)
+        for k in a.ks:
+            share(
+                f"{metric.split('_')[0]}@{k}", ma[k], mb.get(k, 0.0), fine=metric != "recall_at_k"
+            )
+    for name, va, vb in (
+        ("chunks", a.chunks, b.chunks),
+        ("index tokens", a.index_tokens, b.index_tokens),
+    ):
+        rows.append({"measure": name, "A": f"{va:,}", "B": f"{vb:,}", "B - A": f"{vb - va:+,}"})
+    return rows
+
+
+MAX_VALUES = 12
+"""The most sizes (or overlaps) one sweep takes: the grid grows as their product."""
+
+
+def parse_int_list(text: str, *, name: str, minimum: int = 0) -> tuple[int, ...]:
+    """``"64, 128, 256"`` or ``"128:512:128"`` (start:stop:step, stop included) as integers.
+
+    Raises :class:`SettingsError` with a message that says what to type.
+    """
+    values: list[int] = []
+    hint = f'write {name} as "128, 256, 512" or as start:stop:step, e.g. "128:512:128"'
+    for part in text.replace(";", ",").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            if ":" in part:
+                bits = [int(x) for x in part.split(":")]
+                if len(bits) != 3 or bits[2] <= 0 or bits[1] < bits[0]:
+                    raise ValueError(part)
+                values.extend(range(bits[0], bits[1] + 1, bits[2]))
+            else:
+                values.append(int(part))
+        except ValueError:
+            raise SettingsError(f"{name}: cannot read {part!r}; {hint}") from None
+    if not values:
+        raise SettingsError(f"{name}: no values given; {hint}")
+    low = min(values)
+    if low < minimum:
+        raise SettingsError(f"{name}: {low} is below the smallest allowed value, {minimum}")
+    if len(set(values)) > MAX_VALUES:
+        raise SettingsError(f"{name}: {len(set(values))} values; use at most {MAX_VALUES}")
+    return tuple(sorted(set(values)))
+
+
+def best_cell(reports: Sequence[EvalReport], *, k: int) -> int:
+    """The cell with the highest coverage@k; ties go to the smaller index (fewer tokens)."""
+    if not reports:
+        raise ValueError("no cells")
+    return min(
+        range(len(reports)),
+        key=lambda n: (-reports[n].coverage_at_k.get(k, 0.0), reports[n].index_tokens, n),
+    )

@@ -1,0 +1,440 @@
+"""Evaluation: does retrieval return the evidence each question needs?
+
+A *query set* is a JSON list of ``{"id", "doc", "query", "evidence": [...]}`` objects (other
+fields are ignored, except an optional ``spans`` list of ``[start, end]`` per evidence phrase);
+``doc`` names a file in the documents folder.
+
+Metrics, per query and averaged over the queries that have evidence we can locate:
+
+* ``coverage@k`` — 1 when every located evidence phrase has an occurrence lying wholly inside
+  the context of the top-k hits (a phrase straddling two retrieved neighbours counts).
+* ``coverage@B`` — the same with a token budget: hits are taken in rank order while the context
+  they make costs at most B cl100k tokens (the first hit that would overflow stops it).
+
+Both are read from the answers :meth:`explorer.answer.Retriever.answer` gives — the app's and
+``explorer query``'s — at each k (no budget) and at each budget (no k), so an evaluation measures
+exactly what the app shows.
+* ``recall@k`` — evidence characters inside the retrieved union / all evidence characters.
+* ``precision@k`` and ``iou@k`` — as in Chroma's chunking evaluation (Smith & Troynikov, 2024):
+  retrieved characters are counted *with multiplicity* (overlapping chunks count twice), so
+  ``precision = evidence ∩ retrieved / Σ len(retrieved chunks)`` and
+  ``iou = evidence ∩ retrieved / (Σ len(retrieved chunks) + evidence not retrieved)``.
+
+Evidence that cannot be located in the document is counted apart: never a hit, never a miss. A
+phrase that occurs more than once is scored on its best-covered occurrence, unless the query set
+gives its span.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from explorer.answer import Answer, Retriever, hit_json
+from explorer.chunking.measures import get_measure
+from explorer.chunking.splitters import Chunk, split
+from explorer.config import Config
+from explorer.documents.load import load_path
+from explorer.documents.model import Document
+from explorer.errors import QuerySetError, SettingsError
+from explorer.evaluation.queries import Query
+from explorer.progress import Progress, quiet, scaled
+from explorer.retrieval.context import Span, union
+
+DEFAULT_KS = (1, 3, 5)
+DEFAULT_BUDGETS = (512, 1024)
+MODEL_NOTE = "loading the embedding model (about 15 s the first time)"
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def _overlap_len(a: Span, merged: Sequence[Span]) -> int:
+    return sum(max(0, min(a[1], e) - max(a[0], s)) for s, e in merged)
+
+
+def holds(located: Sequence[Sequence[Span]], context: Sequence[Span]) -> bool:
+    """Every located phrase has an occurrence wholly inside ``context`` (and one is located)."""
+    merged = union(context)
+    phrases = [occ for occ in located if occ]
+    return bool(phrases) and all(
+        any(_overlap_len(o, merged) == o[1] - o[0] for o in occ) for occ in phrases
+    )
+
+
+def char_metrics(
+    located: Sequence[Sequence[Span]], retrieved: Sequence[Span]
+) -> tuple[float, float, float]:
+    """Recall, precision and IoU of the evidence characters in ``retrieved``.
+
+    ``retrieved`` are the spans each hit brings, counted *with multiplicity* for precision and
+    IoU (as Chroma's evaluation counts overlapping chunks); each phrase is scored on its
+    best-covered occurrence.
+    """
+    phrases = [occ for occ in located if occ]
+    merged = union(retrieved)
+    best = [
+        max(occ, key=lambda o: (_overlap_len(o, merged) / max(1, o[1] - o[0]), -o[0]))
+        for occ in phrases
+    ]
+    evidence = union(best)
+    total = sum(e - s for s, e in evidence)
+    inter = sum(_overlap_len(sp, merged) for sp in evidence)
+    size = sum(e - s for s, e in retrieved)
+    recall = inter / total if total else 0.0
+    precision = inter / size if size else 0.0
+    iou = inter / (size + total - inter) if size + total else 0.0
+    return recall, precision, iou
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """One query's answers at every k and budget of a report."""
+
+    query: Query
+    located: tuple[tuple[Span, ...], ...]
+    """Occurrences of each evidence phrase (empty where it could not be located)."""
+    at_k: Mapping[int, Answer]
+    """The answer with the top k hits, no budget."""
+    at_budget: Mapping[int, Answer]
+    """The answer within each token budget, no k."""
+    chunk_spans: tuple[Span, ...]
+    """What each of the first hits brings into the context (widened), in rank order."""
+    recall_at_k: Mapping[int, float]
+    precision_at_k: Mapping[int, float]
+    iou_at_k: Mapping[int, float]
+
+    @property
+    def scored(self) -> bool:
+        """At least one evidence phrase was located, so the query counts in the averages."""
+        return any(self.located)
+
+    @property
+    def hits(self) -> tuple[Any, ...]:
+        """The ranking, as far as any answer of this result reaches."""
+        answers = [*self.at_k.values(), *self.at_budget.values()]
+        ranking = answers[0].ranking if answers else ()
+        return tuple(ranking[: max((len(a.hits) for a in answers), default=0)])
+
+    @property
+    def covered_at_k(self) -> dict[int, bool]:
+        return {k: holds(self.located, a.context) for k, a in self.at_k.items()}
+
+    @property
+    def covered_at_budget(self) -> dict[int, bool]:
+        return {b: holds(self.located, a.context) for b, a in self.at_budget.items()}
+
+
+# --------------------------------------------------------------------------- running
+
+
+@dataclass
+class Workspace:
+    """Loaded documents and their retrievers, shared across queries and configurations."""
+
+    docs_dir: Path | None
+    """Where the queries' documents are read from (None: only ``documents``)."""
+    documents: Mapping[str, Document] = field(default_factory=dict)
+    """Documents already loaded (such as uploads), by the name queries use; they win over files
+    of the same name in ``docs_dir``."""
+    _docs: dict[str, Document] = field(default_factory=dict)
+    _chunks: dict[tuple[str, str], list[Chunk]] = field(default_factory=dict)
+    _retrievers: dict[tuple[str, str], Retriever] = field(default_factory=dict)
+
+    def document(self, name: str) -> Document:
+        if name in self.documents:
+            return self.documents[name]
+        if name not in self._docs:
+            path = self.docs_dir / name if self.docs_dir is not None else None
+            if path is None or not path.is_file():
+                where = self.docs_dir if self.docs_dir is not None else "the loaded documents"
+                raise QuerySetError(f"document {name!r} is not in {where}")
+            self._docs[name] = load_path(path)
+        return self._docs[name]
+
+    def embedder(self, config: Config) -> Any:
+        from explorer.retrieval.embeddings import embedder
+
+        return embedder(config.model)
+
+    def chunks(self, name: str, config: Config) -> list[Chunk]:
+        settings = config.chunking
+        key = (
+            name,
+            settings.key() + (f"|{config.model}" if settings.splitter == "semantic" else ""),
+        )
+        if key not in self._chunks:
+            embed = self.embedder(config).embed if settings.splitter == "semantic" else None
+            self._chunks[key] = split(self.document(name), settings, embed=embed)
+        return self._chunks[key]
+
+    def retriever(self, name: str, config: Config) -> Retriever:
+        """The document's retriever under ``config`` (one per ranking; context settings vary)."""
+        key = (name, config.index_key())
+        if key not in self._retrievers:
+            self._retrievers[key] = Retriever(
+                self.document(name),
+                config,
+                chunks=self.chunks(name, config),
+                embedder=self.embedder(config) if config.needs_model else None,
+            )
+        return self._retrievers[key].using(config)
+
+    def prepare(self, names: Sequence[str], config: Config, progress: Progress = quiet) -> None:
+        """Chunk every named document and, for dense or hybrid ranking, embed what is new, with
+        progress through the slow steps (the embedding, mostly)."""
+        dense = config.retriever != "bm25"
+        if config.chunking.splitter == "semantic":  # it embeds sentences to find its cuts
+            progress(0.0, MODEL_NOTE)
+            self.embedder(config).model  # noqa: B018 - load it now, under its own message
+        chunk_share = 0.1 if dense else 1.0
+        for n, name in enumerate(names):
+            progress(chunk_share * n / max(len(names), 1), f"chunking {name}")
+            self.retriever(name, config)
+        if not dense:
+            return
+        indexes = [self.retriever(name, config).index for name in names]
+        emb = self.embedder(config)
+        missing = len({t for ix in indexes for t in ix.dense_texts if not emb.cached(t)})
+        progress(chunk_share, MODEL_NOTE)
+        emb.model  # noqa: B018 - load it now, under its own message
+        done = 0
+        what = "passages" if config.dense == "passages" else "chunk texts"
+        for name, ix in zip(names, indexes, strict=True):
+            todo = len({t for t in ix.dense_texts if not emb.cached(t)})
+            end = chunk_share + (1 - chunk_share) * (done + todo) / max(missing, 1)
+            start = chunk_share + (1 - chunk_share) * done / max(missing, 1)
+            ix.vectors(progress=scaled(progress, start, end, f"embedding {name}: {what} "))
+            done += todo
+
+
+@dataclass(frozen=True)
+class EvalReport:
+    config: Config
+    ks: tuple[int, ...]
+    budgets: tuple[int, ...]
+    results: tuple[QueryResult, ...]
+    chunks: int
+    """Chunks made over all documents the queries name."""
+    index_tokens: int
+    """cl100k tokens over all those chunks (what an index would hold)."""
+
+    def _mean_of(self, metric: str, key: int) -> float:
+        scored = [r for r in self.results if r.scored]
+        return fmean(float(getattr(r, metric)[key]) for r in scored) if scored else 0.0
+
+    @property
+    def coverage_at_k(self) -> dict[int, float]:
+        return {k: self._mean_of("covered_at_k", k) for k in self.ks}
+
+    @property
+    def coverage_at_budget(self) -> dict[int, float]:
+        return {b: self._mean_of("covered_at_budget", b) for b in self.budgets}
+
+    def mean_at_k(self, metric: str) -> dict[int, float]:
+        return {k: self._mean_of(metric, k) for k in self.ks}
+
+    def counts(self) -> dict[str, int]:
+        phrases = sum(len(r.located) for r in self.results)
+        missing = sum(1 for r in self.results for occ in r.located if not occ)
+        return {
+            "queries": len(self.results),
+            "scored_queries": sum(1 for r in self.results if r.scored),
+            "evidence_phrases": phrases,
+            "not_located": missing,
+            "chunks": self.chunks,
+            "index_tokens": self.index_tokens,
+        }
+
+    def to_json(self, workspace: Workspace | None = None) -> dict[str, Any]:
+        """The report as JSON; with ``workspace``, each answer lists its hits in full."""
+        count = get_measure("tokens").count
+
+        def answer(r: QueryResult, a: Answer) -> dict[str, Any]:
+            out: dict[str, Any] = {
+                "context": [list(sp) for sp in a.context],
+                "tokens": a.tokens,
+                "covered": holds(r.located, a.context),
+                "verdict": a.verdict,
+            }
+            if workspace is not None:
+                chunks = workspace.chunks(r.query.doc, self.config)
+                out["hits"] = [hit_json(h, chunks[h.index], count) for h in a.hits]
+            else:
+                out["hits"] = [h.rank for h in a.hits]
+            return out
+
+        return {
+            "config": self.config.to_json(),
+            "ks": list(self.ks),
+            "budgets": list(self.budgets),
+            "counts": self.counts(),
+            "coverage_at_k": {str(k): v for k, v in self.coverage_at_k.items()},
+            "coverage_at_budget": {str(b): v for b, v in self.coverage_at_budget.items()},
+            "recall_at_k": {str(k): v for k, v in self.mean_at_k("recall_at_k").items()},
+            "precision_at_k": {str(k): v for k, v in self.mean_at_k("precision_at_k").items()},
+            "iou_at_k": {str(k): v for k, v in self.mean_at_k("iou_at_k").items()},
+            "per_query": [
+                {
+                    "id": r.query.id,
+                    "doc": r.query.doc,
+                    "question": r.query.query,
+                    "covered_at_k": {str(k): v for k, v in r.covered_at_k.items()},
+                    "covered_at_budget": {str(b): v for b, v in r.covered_at_budget.items()},
+                    "evidence": [
+                        {
+                            "phrase": e.phrase,
+                            "located": e.found,
+                            "spans": [list(o) for o in e.spans],
+                        }
+                        for e in next(iter(r.at_k.values())).evidence
+                    ],
+                    "at_k": {str(k): answer(r, a) for k, a in r.at_k.items()},
+                    "at_budget": {str(b): answer(r, a) for b, a in r.at_budget.items()},
+                }
+                for r in self.results
+            ],
+        }
+
+
+def check_points(
+    ks: Iterable[int], budgets: Iterable[int]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The sorted distinct ks and budgets; each must be at least 1."""
+    ks_, budgets_ = tuple(sorted(set(ks))), tuple(sorted(set(budgets)))
+    if not ks_ or ks_[0] < 1:
+        raise SettingsError("every k must be at least 1")
+    if budgets_ and budgets_[0] < 1:
+        raise SettingsError("every token budget must be at least 1")
+    return ks_, budgets_
+
+
+def score(
+    query: Query, retriever: Retriever, ks: Sequence[int], budgets: Sequence[int]
+) -> QueryResult:
+    """One query's answers at every k and budget, from one ranking."""
+    ranking = tuple(retriever.rank(query.query))
+    at_k = {
+        k: retriever.answer(query.query, query.evidence, k=k, ranking=ranking, known=query.spans)
+        for k in ks
+    }
+    at_budget = {
+        b: retriever.answer(
+            query.query, query.evidence, k=None, budget=b, ranking=ranking, known=query.spans
+        )
+        for b in budgets
+    }
+    first = at_k[ks[0]]
+    located = tuple(e.spans for e in first.evidence)
+    deepest = max((len(a.hits) for a in [*at_k.values(), *at_budget.values()]), default=0)
+    # what each hit brings on its own (widened, with its headers), to rank phrases and to count
+    # retrieved characters with multiplicity
+    own = [retriever.pieces([h], merge=False) for h in ranking[: max(deepest, max(ks))]]
+    metrics = {
+        k: char_metrics(located, [(p.start, p.end) for ps in own[:k] for p in ps]) for k in ks
+    }
+    return QueryResult(
+        query=query,
+        located=located,
+        at_k=at_k,
+        at_budget=at_budget,
+        chunk_spans=tuple((ps[0].start, ps[0].end) for ps in own),
+        recall_at_k={k: m[0] for k, m in metrics.items()},
+        precision_at_k={k: m[1] for k, m in metrics.items()},
+        iou_at_k={k: m[2] for k, m in metrics.items()},
+    )
+
+
+def evaluate(
+    queries: Sequence[Query],
+    workspace: Workspace,
+    config: Config,
+    *,
+    ks: Sequence[int] = DEFAULT_KS,
+    budgets: Sequence[int] = DEFAULT_BUDGETS,
+    progress: Progress = quiet,
+) -> EvalReport:
+    """Chunk every document the queries name, answer each query at every k and budget, and
+    score it. ``progress`` moves through chunking, embedding and the queries."""
+    ks, budgets = check_points(ks, budgets)
+    names = sorted({q.doc for q in queries})
+    workspace.prepare(names, config, scaled(progress, 0.0, 0.8))
+    results = []
+    for n, q in enumerate(queries):
+        progress(0.8 + 0.2 * n / max(len(queries), 1), f"query {q.id}")
+        results.append(score(q, workspace.retriever(q.doc, config), ks, budgets))
+    progress(1.0, "done")
+    all_chunks = [c for name in names for c in workspace.chunks(name, config)]
+    count = get_measure("tokens").count
+    return EvalReport(
+        config=config,
+        ks=ks,
+        budgets=budgets,
+        results=tuple(results),
+        chunks=len(all_chunks),
+        index_tokens=sum(count(c.text) for c in all_chunks),
+    )
+
+
+def flipped(a: EvalReport, b: EvalReport, *, k: int) -> list[tuple[str, bool, bool]]:
+    """Queries whose coverage@k differs between two reports: ``(id, in_a, in_b)``."""
+    by_id = {r.query.id: r for r in b.results}
+    out = []
+    for r in a.results:
+        other = by_id.get(r.query.id)
+        if other is not None and r.covered_at_k.get(k) != other.covered_at_k.get(k):
+            out.append((r.query.id, bool(r.covered_at_k.get(k)), bool(other.covered_at_k.get(k))))
+    return out
+
+
+def sweep_cells(sizes: Iterable[int], overlaps: Iterable[int]) -> list[tuple[int, int]]:
+    """Every ``(size, overlap)`` pair with ``overlap < size``, sizes first, in the given order."""
+    ss, os_ = list(dict.fromkeys(sizes)), list(dict.fromkeys(overlaps))
+    return [(s, o) for s in ss for o in os_ if o < s]
+
+
+def sweep(
+    queries: Sequence[Query],
+    workspace: Workspace,
+    base: Config,
+    *,
+    sizes: Sequence[int],
+    overlaps: Sequence[int],
+    ks: Sequence[int] = DEFAULT_KS,
+    budgets: Sequence[int] = DEFAULT_BUDGETS,
+    progress: Progress = quiet,
+) -> list[EvalReport]:
+    """Evaluate every (size, overlap) cell with ``overlap < size``; embeddings are shared."""
+    cells = sweep_cells(sizes, overlaps)
+    if not cells:
+        raise SettingsError("the sweep has no cell with overlap smaller than size")
+    reports = []
+    for n, (size, overlap) in enumerate(cells):
+        config = base.replace(size=size, overlap=overlap)
+        where = f"cell {n + 1} of {len(cells)} (size {size}, overlap {overlap}): "
+        inner = scaled(progress, n / len(cells), (n + 1) / len(cells), where)
+        reports.append(evaluate(queries, workspace, config, ks=ks, budgets=budgets, progress=inner))
+    return reports
+
+
+def summary_row(report: EvalReport) -> dict[str, Any]:
+    """One flat row per report, for tables, charts and the sweep: its configuration's chunking
+    and retriever, coverage at every k and budget, chunks and index tokens."""
+    s = report.config.chunking
+    row: dict[str, Any] = {
+        "splitter": s.splitter,
+        "unit": s.unit,
+        "size": s.size,
+        "overlap": s.overlap,
+        "retriever": report.config.retriever,
+    }
+    for k, v in report.coverage_at_k.items():
+        row[f"coverage@{k}"] = round(v, 4)
+    for b, v in report.coverage_at_budget.items():
+        row[f"coverage@{b} tokens"] = round(v, 4)
+    row["chunks"] = report.chunks
+    row["index tokens"] = report.index_tokens
+    return row

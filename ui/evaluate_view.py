@@ -1,0 +1,220 @@
+"""The Evaluate page's view-model: the colours and markers of two sets of boundaries, the sweep
+chart, the query-set table editor's rows, and the main page's state for a configuration."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+from explorer.chunking.splitters import Chunk
+from explorer.config import Config
+from explorer.errors import QuerySetError
+from explorer.evaluation.compare import compare_boundaries
+from explorer.evaluation.queries import CORE, read_query_set
+from ui.render import PALETTE, Marker
+from ui.view import state_of
+
+A_COLOR = "#1d4ed8"
+"""Boundaries only in configuration A: blue."""
+
+
+B_COLOR = "#c2410c"
+"""Boundaries only in configuration B: burnt orange."""
+
+
+BOTH_COLOR = "#9ca3af"
+"""Boundaries both configurations share: light grey, so the differences stand out."""
+
+
+def boundary_markers(a: Sequence[Chunk], b: Sequence[Chunk]) -> list[Marker]:
+    """One marker per boundary: blue "A" (only A), orange "B" (only B), grey (both)."""
+    index_a = {c.start: c.index for c in a}
+    index_b = {c.start: c.index for c in b}
+    sets = compare_boundaries(a, b)
+    out = [
+        Marker(o, A_COLOR, "A", f"A: chunk {index_a[o]} starts here (not a boundary in B)")
+        for o in sets.only_a
+    ]
+    out += [
+        Marker(o, B_COLOR, "B", f"B: chunk {index_b[o]} starts here (not a boundary in A)")
+        for o in sets.only_b
+    ]
+    out += [
+        Marker(o, BOTH_COLOR, "", f"A: chunk {index_a[o]} and B: chunk {index_b[o]} start here")
+        for o in sets.both
+    ]
+    return sorted(out, key=lambda m: m.offset)
+
+
+LEGEND: tuple[tuple[Marker, str], ...] = (
+    (Marker(0, A_COLOR, "A"), "a chunk starts here only in A"),
+    (Marker(0, B_COLOR, "B"), "only in B"),
+    (Marker(0, BOTH_COLOR), "in both"),
+)
+"""What :func:`explorer.render.marker_legend` shows above the document."""
+
+
+def sweep_figure(
+    rows: Sequence[Mapping[str, Any]],
+    column: str,
+    *,
+    title: str,
+    unit: str,
+    percent: bool = False,
+    picked: int | None = None,
+) -> Any:
+    """``column`` against chunk size, one line per overlap (plotly, imported lazily).
+
+    ``picked`` is the ``cell`` number to ring.
+    """
+    import plotly.graph_objects as go
+
+    overlaps = sorted({r["overlap"] for r in rows})
+    traces = []
+    for n, ov in enumerate(overlaps):
+        mine = sorted((r for r in rows if r["overlap"] == ov), key=lambda r: r["size"])
+        ys = [r[column] * (100 if percent else 1) for r in mine]
+        traces.append(
+            go.Scatter(
+                x=[r["size"] for r in mine],
+                y=ys,
+                mode="lines+markers",
+                name=f"overlap {ov}",
+                line={"color": PALETTE[n % len(PALETTE)], "width": 2},
+                marker={"color": PALETTE[n % len(PALETTE)], "size": 8},
+                hovertemplate=(
+                    f"size %{{x}}, overlap {ov}<br>{column}: %{{y:{'.0f' if percent else ','}}}"
+                    f"{'%' if percent else ''}<extra></extra>"
+                ),
+            )
+        )
+    shapes_x = [r["size"] for r in rows if r["cell"] == picked]
+    shapes_y = [r[column] * (100 if percent else 1) for r in rows if r["cell"] == picked]
+    if shapes_x:
+        traces.append(
+            go.Scatter(
+                x=shapes_x,
+                y=shapes_y,
+                mode="markers",
+                marker={
+                    "size": 16,
+                    "color": "rgba(0,0,0,0)",
+                    "line": {"width": 2, "color": "#111"},
+                },
+                name="picked cell",
+                hoverinfo="skip",
+            )
+        )
+    yaxis: dict[str, Any] = {"title": {"text": "%" if percent else column}, "rangemode": "tozero"}
+    if percent:
+        yaxis["range"] = [0, 105]
+    return go.Figure(
+        data=traces,
+        layout={
+            "title": {"text": title},
+            "xaxis": {
+                "title": {"text": f"chunk size ({unit})"},
+                "tickmode": "array",
+                "tickvals": sorted({r["size"] for r in rows}),
+            },
+            "yaxis": yaxis,
+            "height": 320,
+            "margin": {"l": 55, "r": 20, "t": 50, "b": 45},
+            "legend": {"orientation": "h", "y": -0.25},
+        },
+    )
+
+
+def explorer_state(config: Config) -> dict[str, Any]:
+    """The main page's session-state keys that show ``config`` there (``app.py`` reads them)."""
+    return {**state_of(config), "chunk": None, "page": 1}
+
+
+def bundled_query_set(path: Path) -> list[dict[str, Any]]:
+    """The project's query set, or an empty one when the file is missing or broken."""
+    try:
+        return read_query_set(path.read_bytes(), name=path.name)
+    except (OSError, QuerySetError):
+        return []
+
+
+EDITOR_COLUMNS = ("id", "doc", "query", "evidence", "kind")
+
+
+def editor_rows(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Rows for the table editor: the editable fields, evidence as a list of phrases."""
+    rows = []
+    for item in items:
+        evidence = item.get("evidence")
+        rows.append(
+            {
+                "id": _text(item.get("id")),
+                "doc": _text(item.get("doc")),
+                "query": _text(item.get("query")),
+                "evidence": [str(e) for e in evidence] if isinstance(evidence, list) else [],
+                "kind": _text(item.get("kind")),
+            }
+        )
+    return rows
+
+
+def _missing(value: Any) -> bool:
+    """``None`` or NaN (what a table editor gives for a cell nobody filled in)."""
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _text(value: Any) -> str:
+    return "" if _missing(value) else str(value)
+
+
+def _blank(value: Any) -> bool:
+    if _missing(value):
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    try:
+        return all(_blank(v) for v in value)
+    except TypeError:
+        return False
+
+
+def from_editor(
+    rows: Iterable[Mapping[str, Any]], previous: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The query set from the editor's rows; wholly empty rows (a row just added) are dropped.
+
+    Fields the editor does not show are kept from the entry with the same id; known ``spans``
+    only while the evidence is unchanged (they locate those exact phrases).
+    """
+    before = {str(i.get("id")): i for i in previous}
+    out = []
+    for row in rows:
+        if all(_blank(row.get(col)) for col in EDITOR_COLUMNS):
+            continue
+        raw_evidence = row.get("evidence")
+        if _missing(raw_evidence):
+            phrases: list[Any] = []
+        elif isinstance(raw_evidence, str):
+            phrases = [raw_evidence]
+        else:
+            phrases = list(cast("Iterable[Any]", raw_evidence))  # a list or a NumPy array
+        evidence = [_text(e).strip() for e in phrases if _text(e).strip()]
+        item: dict[str, Any] = {
+            "id": _text(row.get("id")).strip(),
+            "doc": _text(row.get("doc")).strip(),
+            "query": _text(row.get("query")).strip(),
+            "evidence": evidence,
+        }
+        old = before.get(item["id"], {})
+        for key, value in old.items():
+            if key in CORE or key == "kind":
+                continue
+            if key == "spans" and list(old.get("evidence") or []) != evidence:
+                continue
+            item[key] = value
+        kind = _text(row.get("kind")).strip()
+        if kind:
+            item["kind"] = kind
+        out.append(item)
+    return out
