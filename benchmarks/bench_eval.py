@@ -27,17 +27,10 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from explorer.chunking.splitters import Chunk, ChunkSettings
+from explorer.chunking.splitters import Chunk, ChunkSettings, chunks_from_texts, register
+from explorer.config import Config
 from explorer.documents.model import Document
-from explorer.evaluation.evaluate import (
-    RECOMMENDED,
-    EvalConfig,
-    EvalReport,
-    QueryResult,
-    Workspace,
-    chunks_from_texts,
-    evaluate,
-)
+from explorer.evaluation.evaluate import EvalReport, QueryResult, Workspace, evaluate
 from explorer.evaluation.queries import load_queries
 
 REPO = Path(__file__).resolve().parents[1]
@@ -57,76 +50,59 @@ QUERY_SETS = {
 }
 
 
-def fixed_500(doc: Document) -> list[Chunk]:
+def fixed_500(doc: Document, settings: ChunkSettings) -> list[Chunk]:
     """Naive fixed windows of 500 characters, no overlap, nothing trimmed."""
     texts = [doc.text[i : i + 500] for i in range(0, len(doc.text), 500)]
-    return _located(doc, [t for t in texts if t.strip()])
+    return chunks_from_texts(doc, [t for t in texts if t.strip()], key="fixed-500")
 
 
-def langchain_recursive(doc: Document) -> list[Chunk]:
+def langchain_recursive(doc: Document, settings: ChunkSettings) -> list[Chunk]:
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
     splitter = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200)
-    return _located(doc, splitter.split_text(doc.text))
+    return chunks_from_texts(doc, splitter.split_text(doc.text), key="lc-recursive")
 
 
-def _located(doc: Document, texts: list[str]) -> list[Chunk]:
-    return chunks_from_texts(doc, texts)
+register("bench-fixed-500", fixed_500)
+register("bench-langchain-1000-200", langchain_recursive)
+
+COMMON = Config().replace(heading_prefix=True, merge=False, table_headers=False, carry=0.0)
+COMMON = COMMON.replace(fill=False)
+"""A common pipeline's retrieval: heading prefix on, hits as they are, no carry or fill."""
 
 
 @dataclass(frozen=True)
 class Candidate:
     name: str
-    config: EvalConfig
+    config: Config
 
 
 def candidates(retriever: str) -> list[Candidate]:
-    def ours(name: str, settings: ChunkSettings, **kw: object) -> Candidate:
-        return Candidate(name, EvalConfig(settings=settings, retriever=retriever, **kw))  # type: ignore[arg-type]
+    common = COMMON.replace(retriever=retriever)
+    default = Config().replace(retriever=retriever)
+
+    def peer(name: str, **kw: object) -> Candidate:
+        return Candidate(name, common.replace(**kw))
 
     out = [
-        Candidate(
-            "fixed 500 chars", EvalConfig(retriever=retriever, chunker=fixed_500, label="fixed-500")
-        ),
-        Candidate(
-            "LangChain recursive 1000/200",
-            EvalConfig(retriever=retriever, chunker=langchain_recursive, label="lc-recursive"),
-        ),
-        ours("recursive tokens 256/32", ChunkSettings("recursive", "tokens", 256, 32)),
-        ours("structure tokens 256/0", ChunkSettings("structure", "tokens", 256, 0)),
-        Candidate(
-            "recommended without carry or fill",
-            replace(recommended_for(retriever), carry=0.0, fill=False),
-        ),
-        Candidate("recommended without fill", replace(recommended_for(retriever), fill=False)),
-        Candidate(
-            "recommended (structure tokens 256/64, merged, carry 0.3, fill)",
-            recommended_for(retriever),
-        ),
+        peer("fixed 500 chars", splitter="bench-fixed-500"),
+        peer("LangChain recursive 1000/200", splitter="bench-langchain-1000-200"),
+        peer("recursive tokens 256/32", splitter="recursive", unit="tokens", size=256, overlap=32),
+        peer("structure tokens 256/0", splitter="structure", unit="tokens", size=256, overlap=0),
+        Candidate("recommended without carry or fill", default.replace(carry=0.0, fill=False)),
+        Candidate("recommended without fill", default.replace(fill=False)),
+        Candidate("recommended (structure tokens 256/64, merged, carry 0.3, fill)", default),
     ]
     if retriever != "bm25":  # the same with each chunk embedded whole, as is common
-        out[1:1] = [
-            Candidate(
+        out[2:2] = [
+            peer(
                 "LangChain recursive 1000/200, chunks embedded",
-                EvalConfig(
-                    retriever=retriever,
-                    chunker=langchain_recursive,
-                    label="lc-recursive",
-                    dense="chunks",
-                ),
+                splitter="bench-langchain-1000-200",
+                dense="chunks",
             )
         ]
-        out.append(
-            Candidate(
-                "recommended, chunks embedded",
-                replace(recommended_for(retriever), dense="chunks"),
-            )
-        )
+        out.append(Candidate("recommended, chunks embedded", default.replace(dense="chunks")))
     return out
-
-
-def recommended_for(retriever: str) -> EvalConfig:
-    return replace(RECOMMENDED, retriever=retriever)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         ws = Workspace(docs)  # one per set: embeddings are shared across configurations
         cache = Path(args.embedding_cache) if args.embedding_cache else None
         if cache is not None and cache.is_file() and args.retrievers != "bm25":
-            ws.embedder().load(cache)
+            ws.embedder(Config()).load(cache)
         for retriever in args.retrievers.split(","):
             for cand in candidates(retriever):
                 if args.only and args.only not in cand.name:
@@ -172,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                 dt = time.perf_counter() - t0
                 rows.append((set_name, retriever, cand.name, report, dt))
                 if cache is not None and retriever != "bm25":
-                    ws.embedder().save(cache)
+                    ws.embedder(Config()).save(cache)
                 if not args.markdown:
                     _print_row(rows[-1])
                     if args.by_kind:

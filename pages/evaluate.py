@@ -13,6 +13,7 @@ state and callbacks, the sidebar (documents folder, which questions run), then t
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import time
@@ -23,24 +24,26 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+import explorer.evaluation.evaluate as evaluation
 from explorer.chunking.measures import UNITS
-from explorer.chunking.splitters import Chunk, ChunkSettings
+from explorer.chunking.splitters import Chunk
+from explorer.config import Config
 from explorer.documents import Document, load_document
-from explorer.errors import ExplorerError
-from explorer.evaluation import compare
+from explorer.errors import ExplorerError, QuerySetError
+from explorer.evaluation import compare, queries
 from explorer.evaluation.evaluate import (
     DEFAULT_BUDGETS,
     DEFAULT_KS,
-    RECOMMENDED,
-    EvalConfig,
     EvalReport,
     Workspace,
     flipped,
+    sweep_cells,
 )
-from explorer.evaluation.queries import Query, QuerySetError
-from explorer.retrieval.index import CARRY, DENSE_SOURCES, RETRIEVERS
-from ui import render
+from explorer.evaluation.queries import Query, parse_queries
+from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
+from ui import evaluate_view, render
 from ui import view as pipeline
+from ui.view import describe_config
 
 st.set_page_config(page_title="Evaluate · Chunk Explorer", page_icon="🧩", layout="wide")
 
@@ -108,7 +111,7 @@ def uploaded_document(sha: str, name: str) -> Document:
 
 @st.cache_data(show_spinner=False)
 def bundled_set(mtime: float) -> list[dict[str, Any]]:
-    return compare.bundled_query_set(BUNDLED)
+    return evaluate_view.bundled_query_set(BUNDLED)
 
 
 @st.cache_data(max_entries=16, show_spinner="Drawing both sets of boundaries…")
@@ -119,7 +122,7 @@ def boundary_html(
     _b: list[Chunk],
     _evidence: list[render.Highlight],
 ) -> str:
-    markers = compare.boundary_markers(_a, _b)
+    markers = evaluate_view.boundary_markers(_a, _b)
     # a long document is drawn a window at a time, around the first evidence phrase
     window = render.window(_doc.text, _evidence[0].start if _evidence else None)
     if _doc.kind == "markdown":
@@ -137,7 +140,7 @@ def boundary_png(
     _b: list[Chunk],
     _evidence: list[render.Highlight],
 ) -> bytes:
-    markers = compare.boundary_markers(_a, _b)
+    markers = evaluate_view.boundary_markers(_a, _b)
     return render.render_pdf_page(_pdf, page, _doc, _evidence, zoom=2.0, markers=markers)
 
 
@@ -163,40 +166,12 @@ there and back."""
 
 
 def side_defaults(side: str) -> dict[str, Any]:
-    """A starts as the main page's settings (when it has been opened), B as recommended."""
-    if side == "A":
-        unit = state.get("unit", "tokens") if state.get("unit") in UNITS else "tokens"
-        rng = pipeline.SIZE_RANGES[unit]
-        splitter = state.get("splitter", "recursive")
-        return {
-            "splitter": splitter if splitter in pipeline.APP_SPLITTERS else "recursive",
-            "unit": unit,
-            "size": int(state.get("size", rng.default)),
-            "overlap": int(state.get("overlap", rng.overlap)),
-            "retriever": "bm25",
-            "dense": state.get("dense", RECOMMENDED.dense),
-            "prefix": bool(state.get("prefix", False)),
-            "neighbours": 0,
-            "merge": False,
-            "headers": bool(state.get("table_headers", RECOMMENDED.table_headers)),
-            "carry": bool(state.get("carry", RECOMMENDED.carry > 0)),
-            "fill": bool(state.get("fill", RECOMMENDED.fill)),
-        }
-    s = RECOMMENDED.settings
-    return {
-        "splitter": s.splitter,
-        "unit": s.unit,
-        "size": s.size,
-        "overlap": s.overlap,
-        "retriever": "bm25",
-        "dense": RECOMMENDED.dense,
-        "prefix": RECOMMENDED.heading_prefix,
-        "neighbours": RECOMMENDED.neighbours,
-        "merge": RECOMMENDED.merge,
-        "headers": RECOMMENDED.table_headers,
-        "carry": RECOMMENDED.carry > 0,
-        "fill": RECOMMENDED.fill,
-    }
+    """A starts as the main page's configuration (when it has been opened), B as recommended."""
+    config = Config()
+    if side == "A" and "splitter" in state:
+        with contextlib.suppress(ExplorerError):
+            config = pipeline.config_of(state)
+    return pipeline.state_of(config, prefix=f"ab_{side}_")
 
 
 def persist(defaults: dict[str, Any]) -> None:
@@ -214,9 +189,11 @@ def persist(defaults: dict[str, Any]) -> None:
         state[key] = kept[key] = value
 
 
-WIDGETS = {
-    f"ab_{side}_{name}": v for side in ("A", "B") for name, v in side_defaults(side).items()
-} | {
+SWEEP_BASE = Config().replace(splitter="recursive", overlap=0)
+"""The sweep starts on the recursive splitter: its cells differ only in size and overlap."""
+WIDGETS = (
+    side_defaults("A") | side_defaults("B") | pipeline.state_of(SWEEP_BASE, prefix="sw_")
+) | {
     "eval_tab": "A/B",
     "eval_docs_dir": DEFAULT_DOCS,
     "eval_docs": [],
@@ -226,17 +203,8 @@ WIDGETS = {
     "ab_query": None,
     "ab_pdf_view": "Page image",
     "ab_page": None,
-    "sw_splitter": "recursive",
-    "sw_unit": "tokens",
-    "sw_sizes": SWEEP_DEFAULTS["tokens"][0],
-    "sw_overlaps": SWEEP_DEFAULTS["tokens"][1],
-    "sw_retriever": "bm25",
-    "sw_prefix": RECOMMENDED.heading_prefix,
-    "sw_neighbours": 0,
-    "sw_merge": RECOMMENDED.merge,
-    "sw_headers": RECOMMENDED.table_headers,
-    "sw_carry": RECOMMENDED.carry > 0,
-    "sw_fill": RECOMMENDED.fill,
+    "sw_sizes": SWEEP_DEFAULTS[SWEEP_BASE.chunking.unit][0],
+    "sw_overlaps": SWEEP_DEFAULTS[SWEEP_BASE.chunking.unit][1],
     "sw_k": DEFAULT_KS[-1],
     "sw_budget": DEFAULT_BUDGETS[0],
     "sw_cell": None,
@@ -247,7 +215,7 @@ persist(WIDGETS)
 def set_query_set(loaded: list[dict[str, Any]], source: str) -> None:
     """Replace the query set, or add the new ids to it when "add" is on."""
     if state.qs_merge:
-        state.query_set, skipped = compare.merge(state.query_set, loaded)
+        state.query_set, skipped = queries.merge(state.query_set, loaded)
         note = f"Added {n_of(len(loaded) - len(skipped), 'question')} from {source}."
         if skipped:
             note += f" Skipped {len(skipped)} whose id is already in the set: {', '.join(skipped)}."
@@ -272,7 +240,7 @@ def on_upload() -> None:
     if file is None:
         return
     try:
-        loaded = compare.read_query_set(file.getvalue(), name=file.name)
+        loaded = queries.read_query_set(file.getvalue(), name=file.name)
     except ExplorerError as exc:
         state.qs_error = str(exc)
         return
@@ -300,24 +268,24 @@ def on_sweep_table(cells: list[int]) -> None:
         state.sw_cell = cells[rows[0]]
 
 
-def open_in_explorer(config: EvalConfig, source: str | None = None) -> None:
+def open_in_explorer(config: Config, source: str | None = None) -> None:
     """Show ``config`` on the main page (and the document, when it is one of its samples)."""
-    state.update(compare.explorer_state(config))
+    state.update(evaluate_view.explorer_state(config))
     if source is not None:
         state.source = source
     st.switch_page(MAIN_PAGE)
 
 
-def fits_explorer(config: EvalConfig) -> bool:
-    s = config.settings
+def fits_explorer(config: Config) -> bool:
+    s = config.chunking
     return s.splitter in pipeline.APP_SPLITTERS and s.size == pipeline.SIZE_RANGES[s.unit].clamp(
         s.size
     )
 
 
-def explorer_range(config: EvalConfig) -> str:
-    rng = pipeline.SIZE_RANGES[config.settings.unit]
-    return f"the explorer's sizes run from {rng.low} to {rng.high} {config.settings.unit}"
+def explorer_range(config: Config) -> str:
+    rng = pipeline.SIZE_RANGES[config.chunking.unit]
+    return f"the explorer's sizes run from {rng.low} to {rng.high} {config.chunking.unit}"
 
 
 def run_failed(exc: Exception) -> str:
@@ -343,7 +311,7 @@ def pct(x: float) -> str:
 folder = Path(state.eval_docs_dir).expanduser()
 folder = folder if folder.is_absolute() else REPO / folder
 items: list[dict[str, Any]] = state.query_set
-docs_named = compare.documents_named(items)
+docs_named = queries.documents_named(items)
 kinds = sorted({str(i["kind"]) for i in items if i.get("kind")})
 state.eval_docs = [d for d in state.eval_docs if d in docs_named]
 state.eval_kinds = [k for k in state.eval_kinds if k in kinds]
@@ -362,7 +330,7 @@ with st.sidebar:
 
 problem: str | None = None
 try:
-    all_queries = compare.check_query_set(items)
+    all_queries = parse_queries(list(items), source="query set")
 except QuerySetError as exc:
     all_queries, problem = [], str(exc)
 chosen = [
@@ -462,13 +430,13 @@ if tab_set.open:
         if state.get("qs_seen") != state.query_set or editor_key not in state:
             state.qs_version += 1
             editor_key = f"qs_editor_{state.qs_version}"
-            state.qs_base = compare.editor_rows(state.query_set)
+            state.qs_base = evaluate_view.editor_rows(state.query_set)
         doc_options = sorted(
             {p.name for p in folder.iterdir() if p.is_file()} if folder.is_dir() else set()
         )
         doc_options += [d for d in docs_named if d not in doc_options]
         edited = st.data_editor(
-            pd.DataFrame(state.qs_base, columns=list(compare.EDITOR_COLUMNS)),
+            pd.DataFrame(state.qs_base, columns=list(evaluate_view.EDITOR_COLUMNS)),
             key=editor_key,
             num_rows="dynamic",
             hide_index=True,
@@ -489,7 +457,7 @@ if tab_set.open:
                 "kind": st.column_config.TextColumn("kind", width="small"),
             },
         )
-        updated = compare.from_editor(edited.to_dict("records"), state.query_set)
+        updated = evaluate_view.from_editor(edited.to_dict("records"), state.query_set)
         if updated != state.query_set:
             state.query_set = updated
         state.qs_seen = copy.deepcopy(state.query_set)
@@ -500,7 +468,7 @@ if tab_set.open:
         )
         st.download_button(
             "Download the query set (JSON)",
-            compare.dumps(state.query_set),
+            queries.dumps(state.query_set),
             file_name="query-set.json",
             mime="application/json",
             on_click="ignore",
@@ -510,9 +478,9 @@ if tab_set.open:
 # --------------------------------------------------------------------------- tab: A/B
 
 
-def config_inputs(side: str) -> EvalConfig | None:
-    """The inputs of one side; the configuration, or None (with the error shown) if invalid."""
-    p = f"ab_{side}_"
+def config_controls(p: str, *, sweep: bool = False) -> None:
+    """The widgets of one configuration, keyed ``p`` + each setting's flat name (the sweep's
+    draw no size or overlap: its cells set them)."""
     st.selectbox(
         "Splitter",
         list(pipeline.APP_SPLITTERS),
@@ -524,13 +492,14 @@ def config_inputs(side: str) -> EvalConfig | None:
         UNITS,
         key=p + "unit",
         format_func=pipeline.UNIT_LABELS.get,
-        on_change=on_unit,
-        args=(p,),
+        on_change=on_sweep_unit if sweep else on_unit,
+        args=() if sweep else (p,),
     )
     high = pipeline.SIZE_RANGES[state[p + "unit"]].high
     left, right = st.columns(2)
-    left.number_input("Chunk size", 1, high, key=p + "size")
-    right.number_input("Overlap", 0, high - 1, key=p + "overlap")
+    if not sweep:
+        left.number_input("Chunk size", 1, high, key=p + "size")
+        right.number_input("Overlap", 0, high - 1, key=p + "overlap")
     left.selectbox(
         "Retriever",
         RETRIEVERS,
@@ -538,7 +507,9 @@ def config_inputs(side: str) -> EvalConfig | None:
         format_func=RETRIEVER_LABELS.get,
         help=RETRIEVER_HELP,
     )
-    right.number_input("Neighbours", 0, 5, key=p + "neighbours", help=NEIGHBOURS_HELP)
+    right.number_input(
+        "Neighbours", 0, pipeline.NEIGHBOURS_MAX, key=p + "neighbours", help=NEIGHBOURS_HELP
+    )
     left, right = st.columns(2)
     left.selectbox(
         "Dense scores from",
@@ -547,48 +518,35 @@ def config_inputs(side: str) -> EvalConfig | None:
         help=pipeline.DENSE_HELP,
         disabled=state[p + "retriever"] == "bm25",
     )
+    right.number_input(
+        "Carry from previous",
+        *pipeline.CARRY_RANGE[:2],
+        step=pipeline.CARRY_RANGE[2],
+        key=p + "carry",
+        help=pipeline.CARRY_HELP,
+    )
     left, right = st.columns(2)
-    left.toggle("Prefix heading path", key=p + "prefix", help=PREFIX_HELP)
+    left.toggle("Prefix heading path", key=p + "heading_prefix", help=PREFIX_HELP)
     right.toggle("Merge adjacent hits", key=p + "merge", help=MERGE_HELP)
-    left.toggle("Table headers", key=p + "headers", help=pipeline.TABLE_HEADERS_HELP)
-    right.toggle("Carry from previous", key=p + "carry", help=pipeline.CARRY_HELP)
+    left.toggle("Table headers", key=p + "table_headers", help=pipeline.TABLE_HEADERS_HELP)
+    right.toggle("Widen to section", key=p + "section", help=pipeline.SECTION_HELP)
     left.toggle("Fill to budget", key=p + "fill", help=FILL_HELP)
+
+
+def config_inputs(side: str) -> Config | None:
+    """The inputs of one side; the configuration, or None (with the error shown) if invalid."""
+    p = f"ab_{side}_"
+    config_controls(p)
     try:
-        return EvalConfig(
-            settings=ChunkSettings(
-                splitter=state[p + "splitter"],
-                unit=state[p + "unit"],
-                size=int(state[p + "size"]),
-                overlap=int(state[p + "overlap"]),
-            ),
-            retriever=state[p + "retriever"],
-            dense=state[p + "dense"],
-            heading_prefix=bool(state[p + "prefix"]),
-            neighbours=int(state[p + "neighbours"]),
-            merge=bool(state[p + "merge"]),
-            table_headers=bool(state[p + "headers"]),
-            carry=CARRY if state[p + "carry"] else 0.0,
-            fill=bool(state[p + "fill"]),
-        )
+        return pipeline.config_of(state, prefix=p)
     except ExplorerError as exc:
         st.error(pipeline.md_text(str(exc)))
         return None
 
 
-def describe(config: EvalConfig) -> str:
-    s = config.settings
-    out = f"{s.splitter}, {s.size} {s.unit}, overlap {s.overlap}, {config.retriever}"
-    if config.retriever != "bm25":
-        out += f" (dense from {config.dense})"
-    options = (
-        (config.heading_prefix, "heading prefix"),
-        (config.neighbours, f"±{config.neighbours} neighbours"),
-        (config.merge, "merged hits"),
-        (config.table_headers, "table headers"),
-        (config.carry, f"carry {config.carry:g}"),
-        (config.fill, "fill to budget"),
-    )
-    return out + "".join(f", {label}" for on, label in options if on)
+def describe(config: Config) -> str:
+    """The configuration in a line: what differs from the recommended one."""
+    return describe_config(config)
 
 
 def show_flips(ra: EvalReport, rb: EvalReport, k: int) -> None:
@@ -657,7 +615,7 @@ def show_boundaries(ra: EvalReport, rb: EvalReport, rows: list[dict[str, Any]]) 
         f"Chunk starts only in A: {len(sets.only_a)}, only in B: {len(sets.only_b)}, in both: "
         f"{len(sets.both)}. Yellow: the evidence phrases E1, E2… this question needs."
     )
-    st.html(render.marker_legend(compare.LEGEND))
+    st.html(render.marker_legend(evaluate_view.LEGEND))
     spans = ",".join(f"{h.start}-{h.end}" for h in evidence)
     key = "|".join([doc.sha256, ra.config.settings.key(), rb.config.settings.key(), spans])
     key = hashlib.sha256(key.encode()).hexdigest()
@@ -729,7 +687,7 @@ def show_boundaries(ra: EvalReport, rb: EvalReport, rows: list[dict[str, Any]]) 
 if tab_ab.open:
     with tab_ab:
         cols = st.columns(2, gap="large")
-        configs: list[EvalConfig | None] = []
+        configs: list[Config | None] = []
         for col, side in zip(cols, ("A", "B"), strict=True):
             with col.container(border=True, key=f"ab_box_{side}"):
                 st.markdown(f"**Configuration {side}**")
@@ -741,13 +699,13 @@ if tab_ab.open:
             bar = st.progress(0.0, text="Starting…")
             t0 = time.monotonic()
             try:
-                rep_a = compare.run_eval(
+                rep_a = evaluation.evaluate(
                     queries,
                     ws,
                     cfg_a,
                     progress=lambda f, m: bar.progress(f / 2, text=f"A · {m}"),
                 )
-                rep_b = compare.run_eval(
+                rep_b = evaluation.evaluate(
                     queries,
                     ws,
                     cfg_b,
@@ -828,8 +786,8 @@ if tab_ab.open:
 
 
 def sweep_charts(reports: Sequence[EvalReport], k: int, budget: int, picked: int) -> None:
-    rows = compare.sweep_rows(reports)
-    unit = reports[0].config.settings.unit
+    rows = evaluate_view.sweep_rows(reports)
+    unit = reports[0].config.chunking.unit
     specs = [
         (f"coverage@{k}", f"Coverage@{k}: questions with all evidence in the top {k}", True),
         (
@@ -843,7 +801,7 @@ def sweep_charts(reports: Sequence[EvalReport], k: int, budget: int, picked: int
     for n in range(0, len(specs), 2):
         cols = st.columns(2)
         for col, (column, title, percent) in zip(cols, specs[n : n + 2], strict=True):
-            fig = compare.sweep_figure(
+            fig = evaluate_view.sweep_figure(
                 rows, column, title=title, unit=unit, percent=percent, picked=picked
             )
             col.plotly_chart(fig, key=f"sw_chart_{column}")
@@ -855,66 +813,32 @@ if tab_sweep.open:
             "One splitter over every size × overlap pair (overlap below size). Documents, chunks "
             "and embeddings are shared across cells, so cells with the same chunks cost nothing."
         )
-        cols = st.columns(4)
-        cols[0].selectbox(
-            "Splitter",
-            list(pipeline.APP_SPLITTERS),
-            key="sw_splitter",
-            help="  \n".join(f"**{k}**: {v}" for k, v in pipeline.APP_SPLITTERS.items()),
-        )
-        cols[1].selectbox(
-            "Size unit",
-            UNITS,
-            key="sw_unit",
-            format_func=pipeline.UNIT_LABELS.get,
-            on_change=on_sweep_unit,
-        )
-        cols[2].text_input(
+        cols = st.columns(2)
+        cols[0].text_input(
             "Chunk sizes",
             key="sw_sizes",
             help='A list such as "128, 256, 512", or start:stop:step such as "128:512:128".',
         )
-        cols[3].text_input(
+        cols[1].text_input(
             "Overlaps", key="sw_overlaps", help='A list such as "0, 64", or start:stop:step.'
         )
-        cols = st.columns(4, vertical_alignment="bottom")
-        cols[0].selectbox(
-            "Retriever",
-            RETRIEVERS,
-            key="sw_retriever",
-            format_func=RETRIEVER_LABELS.get,
-            help=RETRIEVER_HELP,
-        )
-        cols[1].number_input("Neighbours", 0, 5, key="sw_neighbours", help=NEIGHBOURS_HELP)
-        with cols[2]:
-            st.toggle("Prefix heading path", key="sw_prefix", help=PREFIX_HELP)
-            st.toggle("Merge adjacent hits", key="sw_merge", help=MERGE_HELP)
-            st.toggle("Table headers", key="sw_headers", help=pipeline.TABLE_HEADERS_HELP)
-            st.toggle("Carry from previous", key="sw_carry", help=pipeline.CARRY_HELP)
-            st.toggle("Fill to budget", key="sw_fill", help=FILL_HELP)
+        with st.expander("The configuration each cell shares", expanded=False):
+            config_controls("sw_", sweep=True)
         grid_error: str | None = None
         cells: list[tuple[int, int]] = []
-        base: EvalConfig | None = None
+        base: Config | None = None
         try:
             sizes = compare.parse_int_list(state.sw_sizes, name="chunk sizes", minimum=1)
             overlaps = compare.parse_int_list(state.sw_overlaps, name="overlaps", minimum=0)
-            cells = compare.sweep_cells(sizes, overlaps)
+            cells = sweep_cells(sizes, overlaps)
             if not cells:
                 raise ExplorerError("no cell has an overlap smaller than its size")
-            base = EvalConfig(
-                settings=ChunkSettings(
-                    splitter=state.sw_splitter, unit=state.sw_unit, size=max(sizes), overlap=0
-                ),
-                retriever=state.sw_retriever,
-                heading_prefix=bool(state.sw_prefix),
-                neighbours=int(state.sw_neighbours),
-                merge=bool(state.sw_merge),
-                table_headers=bool(state.sw_headers),
-                carry=CARRY if state.sw_carry else 0.0,
-                fill=bool(state.sw_fill),
+            base = pipeline.config_of(
+                {**state, "sw_size": max(sizes), "sw_overlap": 0}, prefix="sw_"
             )
         except ExplorerError as exc:
             grid_error = str(exc)
+        cols = st.columns(4, vertical_alignment="bottom")
         with cols[3]:
             clicked = run_button(
                 f"Run {n_of(len(cells), 'cell')} × {n_of(len(queries), 'question')}",
@@ -928,7 +852,7 @@ if tab_sweep.open:
             bar = st.progress(0.0, text="Starting…")
             t0 = time.monotonic()
             try:
-                reports = compare.run_sweep(
+                reports = evaluation.sweep(
                     queries,
                     ws,
                     base,
@@ -963,7 +887,7 @@ if tab_sweep.open:
             if state.get("sw_cell") not in range(len(reports)):
                 state.sw_cell = compare.best_cell(reports, k=k)
             sweep_charts(reports, k, budget, state.sw_cell)
-            rows = compare.sweep_rows(reports)
+            rows = evaluate_view.sweep_rows(reports)
             st.dataframe(
                 [
                     {c: v * 100 if c.startswith("coverage@") else v for c, v in r.items()}

@@ -413,9 +413,14 @@ TABLE_HEADERS_HELP = (
     "mean. They count towards the context's tokens (once per table when hits are merged)."
 )
 CARRY_HELP = (
-    f"Each chunk's score also gains {CARRY:g} × the score of the chunk before it in the "
-    "document: the text after a relevant passage often completes it (the exception after a "
-    "rule, the explanation after a code line) while sharing few of the question's words."
+    f"Each chunk's score also gains this share of the score of the chunk before it in the "
+    f"document (recommended: {CARRY:g}; 0 for none): the text after a relevant passage often "
+    "completes it (the exception after a rule, the explanation after a code line) while sharing "
+    "few of the question's words."
+)
+SECTION_HELP = (
+    "Send the whole section (heading to the next heading of its level) around each hit instead "
+    "of its neighbours."
 )
 FILL_HELP = (
     "Spend the tokens the budget has left after the hits on the text around them: each stretch "
@@ -456,6 +461,24 @@ TOP_K_MAX = 20
 NEIGHBOURS_MAX = 5
 CARRY_RANGE = (0.0, 1.0, 0.05)
 """The carry slider: low, high, step."""
+
+
+def describe_config(config: Config) -> str:
+    """The configuration in a line for people: its chunking and retriever, then each setting
+    that differs from the recommended configuration."""
+    c = config.chunking
+    out = f"{c.splitter}, {c.size} {c.unit}, overlap {c.overlap}, {config.retriever}"
+    flat, default = config.to_json(), Config().to_json()
+    skip = {"splitter", "splitter_version", "unit", "size", "overlap", "retriever"}
+    changed = [k for k in FLAT_KEYS if k not in skip and flat[k] != default[k]]
+    labels = {True: "on", False: "off"}
+    for key in changed:
+        value = flat[key]
+        shown = labels[value] if isinstance(value, bool) else value
+        if isinstance(value, list):
+            shown = "+".join(value) or "none"
+        out += f", {key.replace('_', ' ')} {shown}"
+    return out
 
 
 def state_of(config: Config, *, prefix: str = "") -> dict[str, Any]:

@@ -54,6 +54,20 @@ Embed = Callable[[Sequence[str]], "npt.NDArray[np.float32]"]
 """Texts in, one L2-normalised vector per text out (the semantic splitter's only need)."""
 RECURSIVE_LEVELS = ("paragraph", "line", "sentence", "word")
 
+ExternalSplitter = Callable[["Document", "ChunkSettings"], "list[Chunk]"]
+"""Another library's splitter: a document and the settings in, chunks with exact spans out."""
+EXTERNAL: dict[str, ExternalSplitter] = {}
+"""Splitters registered by name (see :func:`register`); ``ChunkSettings`` accepts their names."""
+
+
+def register(name: str, splitter: ExternalSplitter, *, version: str = "1") -> None:
+    """Make ``splitter`` available as ``ChunkSettings(splitter=name)`` everywhere: the app, the
+    command line, evaluation. Its chunks must satisfy ``doc.text[c.start:c.end] == c.text``."""
+    if name in SPLITTERS:
+        raise SettingsError(f"{name!r} is one of the built-in splitters")
+    EXTERNAL[name] = splitter
+    SPLITTER_VERSIONS[name] = version
+
 Flag = Literal["oversize", "hard_cut", "table_split", "code_split"]
 
 
@@ -77,10 +91,9 @@ class ChunkSettings:
     def __post_init__(self) -> None:
         if self.overlap is None and isinstance(self.size, int) and not isinstance(self.size, bool):
             object.__setattr__(self, "overlap", max(0, int(self.size * DEFAULT_OVERLAP_SHARE)))
-        if self.splitter not in SPLITTERS:
-            raise SettingsError(
-                f"unknown splitter {self.splitter!r}; choose one of {', '.join(SPLITTERS)}"
-            )
+        if self.splitter not in SPLITTERS and self.splitter not in EXTERNAL:
+            names = ", ".join([*SPLITTERS, *EXTERNAL])
+            raise SettingsError(f"unknown splitter {self.splitter!r}; choose one of {names}")
         if self.unit not in UNITS:
             raise SettingsError(
                 f"unknown size unit {self.unit!r}; choose one of {', '.join(UNITS)}"
@@ -601,6 +614,8 @@ def split(
     ``units`` may be passed in when already computed for ``doc`` under ``settings.measure``.
     ``embed`` is used by the ``semantic`` splitter only (default: the bundled model, cached).
     """
+    if settings.splitter in EXTERNAL:
+        return EXTERNAL[settings.splitter](doc, settings)
     if units is None:
         units = settings.measure.units(doc.text)
     levels, hard = _levels_for(doc, settings, embed)
@@ -674,3 +689,38 @@ def _finish(
         )
         prev_end = e
     return chunks
+
+
+def chunks_from_texts(doc: Document, texts: Sequence[str], *, key: str = "ext") -> list[Chunk]:
+    """Chunks of another library, located in ``doc.text`` in order (for comparisons).
+
+    Each text is searched from just after the previous chunk's start, so repeated text maps to
+    the right occurrence; a text that cannot be found raises :class:`SettingsError`.
+    """
+    out: list[Chunk] = []
+    pos = 0
+    for i, t in enumerate(texts):
+        start = doc.text.find(t, pos)
+        if start < 0:
+            start = doc.text.find(t)
+        if start < 0 or not t:
+            raise SettingsError(f"chunk {i} of another splitter is not in the document text")
+        end = start + len(t)
+        digest = hashlib.sha256(f"{doc.sha256}|{key}|{start}|{end}".encode()).hexdigest()[:16]
+        page_start, page_end = doc.page_span(start, end)
+        out.append(
+            Chunk(
+                id=digest,
+                index=i,
+                start=start,
+                end=end,
+                text=t,
+                size=len(t),
+                overlap=0,
+                heading_path=doc.heading_path_at(start),
+                page_start=page_start,
+                page_end=page_end,
+            )
+        )
+        pos = start + 1
+    return out
