@@ -34,12 +34,12 @@ from explorer.chunking.splitters import embedded_text as embedded
 from explorer.config import Config
 from explorer.documents import Document, load_document
 from explorer.errors import ExplorerError
-from explorer.evaluation import compare
+from explorer.evaluation import queries as query_sets
 from explorer.progress import Progress
 from explorer.retrieval import evidence
 from explorer.retrieval.embeddings import BUNDLED, Embedder
 from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS, Hit
-from ui import charts, render
+from ui import charts, evaluate_view, render
 from ui import view as pipeline
 
 st.set_page_config(page_title="Chunk Explorer", page_icon="🧩", layout="wide")
@@ -148,6 +148,13 @@ def page_png(
 @st.cache_data(max_entries=8, show_spinner=False)
 def page_count(doc_key: str, _pdf: bytes) -> int:
     return render.pdf_page_count(_pdf)
+
+
+def answer_json(answer: Answer, chunks: list[Chunk], name: str) -> dict[str, object]:
+    """The answer in ``explorer query``'s form, the context's text included."""
+    out = answer.to_json(chunks, count=measure("tokens").count)
+    out["document"] = name
+    return out
 
 
 def content_key(doc: Document) -> str:
@@ -459,9 +466,9 @@ for col, issue in zip(cols, ISSUES, strict=True):
 def on_add_query(doc_name: str, question_key: str, evidence_key: str) -> None:
     """Append the question to the session's query set (started from the project's set)."""
     if "query_set" not in state:
-        state.query_set = compare.bundled_query_set(pipeline.QUERY_SET)
+        state.query_set = evaluate_view.bundled_query_set(pipeline.QUERY_SET)
     try:
-        state.query_set, new = compare.add_query(
+        state.query_set, new = query_sets.add_query(
             state.query_set,
             doc=doc_name,
             query=state[question_key],
@@ -630,6 +637,8 @@ if hits:
         st.markdown("**What the LLM gets**")
         assert answer is not None
         st.markdown(pipeline.context_note(answer, length=len(doc.text)))
+        with st.expander("The answer as JSON (what `explorer query` prints)"):
+            st.json(answer_json(answer, chunks, doc.name), expanded=2)
         with st.container(horizontal=True, key="jumps"):
             for h in hits:
                 page_of_hit = chunks[h.index].page_start

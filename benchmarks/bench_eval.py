@@ -24,13 +24,13 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.chunking.splitters import Chunk, ChunkSettings, chunks_from_texts, register
 from explorer.config import Config
 from explorer.documents.model import Document
-from explorer.evaluation.evaluate import EvalReport, QueryResult, Workspace, evaluate
+from explorer.evaluation.coverage import EvalReport, QueryResult, Workspace, evaluate
 from explorer.evaluation.queries import load_queries
 
 REPO = Path(__file__).resolve().parents[1]

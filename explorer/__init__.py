@@ -1,22 +1,44 @@
 """Chunk Explorer: see what chunking does to your documents before you build a RAG index.
 
+The public API::
+
+    from explorer import Config, ask, load_path, split
+
+    doc = load_path("sample_docs/refund-policy.md")
+    chunks = split(doc, Config().chunking)
+    answer = ask(doc, "How long do I have to ask for a refund?", evidence=["within seven days"])
+
 The library never imports streamlit, and ``import explorer`` stays cheap: tokenizers, PyMuPDF
 and sentence-transformers are imported inside the functions that need them.
 """
 
+from explorer.answer import Answer, Retriever, ask
 from explorer.chunking.splitters import Chunk, ChunkSettings, split
-from explorer.documents.load import load_document, load_path
-from explorer.documents.model import Document
-from explorer.errors import DocumentError, ExplorerError, MeasureError, SettingsError
+from explorer.config import Config
+from explorer.documents import Document, load_document, load_path
+from explorer.errors import (
+    DocumentError,
+    EmbeddingError,
+    ExplorerError,
+    MeasureError,
+    QuerySetError,
+    SettingsError,
+)
 
 __all__ = [
+    "Answer",
     "Chunk",
     "ChunkSettings",
+    "Config",
     "Document",
     "DocumentError",
+    "EmbeddingError",
     "ExplorerError",
     "MeasureError",
+    "QuerySetError",
+    "Retriever",
     "SettingsError",
+    "ask",
     "load_document",
     "load_path",
     "split",

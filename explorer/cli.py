@@ -27,7 +27,7 @@ from explorer.documents.load import load_path
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError, SettingsError
 from explorer.evaluation.compare import parse_int_list
-from explorer.evaluation.evaluate import (
+from explorer.evaluation.coverage import (
     DEFAULT_BUDGETS,
     DEFAULT_KS,
     EvalReport,

@@ -24,14 +24,15 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-import explorer.evaluation.evaluate as evaluation
+import explorer.evaluation.coverage as evaluation
 from explorer.chunking.measures import UNITS
 from explorer.chunking.splitters import Chunk
 from explorer.config import Config
 from explorer.documents import Document, load_document
 from explorer.errors import ExplorerError, QuerySetError
-from explorer.evaluation import compare, queries
-from explorer.evaluation.evaluate import (
+from explorer.evaluation import compare
+from explorer.evaluation import queries as query_sets
+from explorer.evaluation.coverage import (
     DEFAULT_BUDGETS,
     DEFAULT_KS,
     EvalReport,
@@ -215,7 +216,7 @@ persist(WIDGETS)
 def set_query_set(loaded: list[dict[str, Any]], source: str) -> None:
     """Replace the query set, or add the new ids to it when "add" is on."""
     if state.qs_merge:
-        state.query_set, skipped = queries.merge(state.query_set, loaded)
+        state.query_set, skipped = query_sets.merge(state.query_set, loaded)
         note = f"Added {n_of(len(loaded) - len(skipped), 'question')} from {source}."
         if skipped:
             note += f" Skipped {len(skipped)} whose id is already in the set: {', '.join(skipped)}."
@@ -240,7 +241,7 @@ def on_upload() -> None:
     if file is None:
         return
     try:
-        loaded = queries.read_query_set(file.getvalue(), name=file.name)
+        loaded = query_sets.read_query_set(file.getvalue(), name=file.name)
     except ExplorerError as exc:
         state.qs_error = str(exc)
         return
@@ -311,7 +312,7 @@ def pct(x: float) -> str:
 folder = Path(state.eval_docs_dir).expanduser()
 folder = folder if folder.is_absolute() else REPO / folder
 items: list[dict[str, Any]] = state.query_set
-docs_named = queries.documents_named(items)
+docs_named = query_sets.documents_named(items)
 kinds = sorted({str(i["kind"]) for i in items if i.get("kind")})
 state.eval_docs = [d for d in state.eval_docs if d in docs_named]
 state.eval_kinds = [k for k in state.eval_kinds if k in kinds]
@@ -468,7 +469,7 @@ if tab_set.open:
         )
         st.download_button(
             "Download the query set (JSON)",
-            queries.dumps(state.query_set),
+            query_sets.dumps(state.query_set),
             file_name="query-set.json",
             mime="application/json",
             on_click="ignore",

@@ -102,7 +102,7 @@ def picker(at: AppTest):  # type: ignore[no-untyped-def]
 
 def expected_chunks(name: str = FIRST, **settings: object) -> list:  # type: ignore[type-arg]
     doc = load_path(SAMPLES / name)
-    base: dict[str, object] = {"splitter": "recursive", "unit": "tokens", "size": 128}
+    base: dict[str, object] = {"splitter": "recursive", "unit": "tokens", "size": 128, "overlap": 0}
     return split(doc, ChunkSettings(**(base | settings)))  # type: ignore[arg-type]
 
 
@@ -284,7 +284,7 @@ def test_selecting_a_chunk_outlines_it_and_shows_details(app: AppTest) -> None:
 
 def test_prefix_heading_path_changes_the_embedded_text(app: AppTest) -> None:
     picker(app).set_value(2).run()
-    app.toggle(key="prefix").set_value(True).run()
+    app.toggle(key="heading_prefix").set_value(True).run()
     assert_ok(app)
     shown, embedded = (c.value for c in app.code[:2])
     prefix = "Refund and Returns Policy > Refunds\n\n"

@@ -7,7 +7,6 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,21 +15,23 @@ import pymupdf
 import pytest
 
 from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.config import FLAT_KEYS, Config
 from explorer.documents.load import load_document
-from explorer.errors import SettingsError
-from explorer.evaluation import compare
-from explorer.evaluation.evaluate import (
-    EvalConfig,
+from explorer.errors import QuerySetError, SettingsError
+from explorer.evaluation import compare, queries
+from explorer.evaluation.coverage import (
+    MODEL_NOTE,
     QueryResult,
     Workspace,
     evaluate,
     summary_row,
     sweep,
+    sweep_cells,
 )
-from explorer.evaluation.queries import QuerySetError, load_queries, parse_queries
-from explorer.retrieval.index import CARRY
+from explorer.evaluation.queries import load_queries, parse_queries
 from tests.conftest import REPO, make_chunks, make_doc
-from ui import render
+from ui import evaluate_view, render
+from ui import view as pipeline
 
 QUERIES = REPO / "queries" / "boundary-questions.json"
 DOCS = REPO / "queries" / "docs"
@@ -43,13 +44,12 @@ REFUND = {
         "This does not apply to downloaded materials.",
     ],
 }
-FIXED_40 = EvalConfig(
-    settings=ChunkSettings(splitter="fixed", unit="chars", size=40, overlap=0), retriever="bm25"
+PLAIN = Config(
+    retriever="bm25", heading_prefix=True, merge=False, table_headers=False, carry=0.0, fill=False
 )
-STRUCTURE_256 = EvalConfig(
-    settings=ChunkSettings(splitter="structure", unit="tokens", size=256, overlap=0),
-    retriever="bm25",
-)
+"""A plain pipeline: BM25, hits as they are (no merge, headers, carry or fill)."""
+FIXED_40 = PLAIN.replace(splitter="fixed", unit="chars", size=40, overlap=0)
+STRUCTURE_256 = PLAIN.replace(splitter="structure", unit="tokens", size=256, overlap=0)
 
 
 def chunks_at(text: str, cuts: Sequence[int]) -> list[Chunk]:
@@ -92,17 +92,17 @@ def test_boundary_sets_of_overlapping_chunks_use_starts() -> None:
 def test_markers_are_coloured_and_labelled_by_set() -> None:
     a = chunks_at(TEXT, [0, 5, 10, 15])
     b = chunks_at(TEXT, [0, 10, 12])
-    markers = compare.boundary_markers(a, b)
+    markers = evaluate_view.boundary_markers(a, b)
     assert [m.offset for m in markers] == [0, 5, 10, 12, 15]
     kinds = {m.offset: (m.color, m.label) for m in markers}
-    assert kinds[5] == kinds[15] == (compare.A_COLOR, "A")
-    assert kinds[12] == (compare.B_COLOR, "B")
-    assert kinds[0] == kinds[10] == (compare.BOTH_COLOR, "")
+    assert kinds[5] == kinds[15] == (evaluate_view.A_COLOR, "A")
+    assert kinds[12] == (evaluate_view.B_COLOR, "B")
+    assert kinds[0] == kinds[10] == (evaluate_view.BOTH_COLOR, "")
     by_offset = {m.offset: m.title for m in markers}
     assert by_offset[15] == "A: chunk 3 starts here (not a boundary in B)"
     assert by_offset[12] == "B: chunk 2 starts here (not a boundary in A)"
     assert by_offset[10] == "A: chunk 2 and B: chunk 1 start here"
-    assert len({compare.A_COLOR, compare.B_COLOR, compare.BOTH_COLOR}) == 3
+    assert len({evaluate_view.A_COLOR, evaluate_view.B_COLOR, evaluate_view.BOTH_COLOR}) == 3
 
 
 # --------------------------------------------------------------------------- rendering
@@ -128,7 +128,9 @@ def marks(html: str) -> list[str]:
 
 def test_markers_in_plain_text_sit_before_their_character() -> None:
     doc = make_doc(TEXT)
-    markers = compare.boundary_markers(chunks_at(TEXT, [0, 5, 10, 15]), chunks_at(TEXT, [0, 12]))
+    markers = evaluate_view.boundary_markers(
+        chunks_at(TEXT, [0, 5, 10, 15]), chunks_at(TEXT, [0, 12])
+    )
     html = render.render_text(doc, [], markers=markers)
     assert strip_tags(html) == TEXT  # markers add no text
     assert strip_tags(MARK.sub("|", html)) == "|aaaa |bbbb |cc|cc |dddd"
@@ -137,7 +139,10 @@ def test_markers_in_plain_text_sit_before_their_character() -> None:
 def test_markers_inside_a_tint_keep_the_tint_exact() -> None:
     doc = make_doc(TEXT)
     hl = render.Highlight(3, 12, 0, "#edc948", label="E1", title="evidence E1: x")
-    markers = [render.Marker(5, compare.A_COLOR, "A", "a"), render.Marker(10, compare.B_COLOR)]
+    markers = [
+        render.Marker(5, evaluate_view.A_COLOR, "A", "a"),
+        render.Marker(10, evaluate_view.B_COLOR),
+    ]
     html = render.render_text(doc, [hl], markers=markers)
     tinted = "".join(re.findall(r'<span class="ce-hl[^"]*"[^>]*>(.*?)</span>', html))
     assert tinted == TEXT[3:12]
@@ -150,9 +155,9 @@ def test_markers_in_markdown_skip_markup_and_escape_titles() -> None:
     doc = make_doc(text, kind="markdown", name="t.md")
     hostile = '"><script>alert(1)</script>'
     markers = [
-        render.Marker(0, compare.A_COLOR, "A", hostile),  # on "# ": drawn before "Title"
-        render.Marker(text.index("First"), compare.B_COLOR, "B<i>"),
-        render.Marker(text.index("- item two"), compare.BOTH_COLOR),
+        render.Marker(0, evaluate_view.A_COLOR, "A", hostile),  # on "# ": drawn before "Title"
+        render.Marker(text.index("First"), evaluate_view.B_COLOR, "B<i>"),
+        render.Marker(text.index("- item two"), evaluate_view.BOTH_COLOR),
     ]
     html = render.render_markdown(doc, [], markers=markers)
     assert "<script>" not in html and "B&lt;i&gt;" in html
@@ -161,7 +166,7 @@ def test_markers_in_markdown_skip_markup_and_escape_titles() -> None:
 
 
 def test_legend_shows_each_marker() -> None:
-    html = render.marker_legend(compare.LEGEND)
+    html = render.marker_legend(evaluate_view.LEGEND)
     assert html.count('class="ce-mark"') == 3
     assert "only in B" in html and "in both" in html
     with pytest.raises(ValueError):
@@ -205,11 +210,9 @@ def result_with(
     return QueryResult(
         query=q,
         located=tuple(tuple(o) for o in located),
-        hits=(),
+        at_k={},
+        at_budget={},
         chunk_spans=tuple(spans),
-        chunk_tokens=(),
-        covered_at_k={},
-        covered_at_budget={},
         recall_at_k={},
         precision_at_k={},
         iou_at_k={},
@@ -240,16 +243,12 @@ def test_cut_phrases_and_format() -> None:
     [
         FIXED_40,
         STRUCTURE_256,
-        EvalConfig(
-            settings=ChunkSettings(splitter="recursive", unit="tokens", size=64, overlap=16),
-            retriever="bm25",
-            neighbours=1,
-        ),
+        PLAIN.replace(splitter="recursive", unit="tokens", size=64, overlap=16, neighbours=1),
     ],
     ids=["fixed40", "structure256", "recursive64-neighbours"],
 )
 def test_needed_rank_agrees_with_coverage(
-    ws: Workspace, bundled: list[Any], config: EvalConfig
+    ws: Workspace, bundled: list[Any], config: Config
 ) -> None:
     report = evaluate(bundled, ws, config, ks=(1, 2, 3, 5, 10))
     for r in report.results:
@@ -260,8 +259,8 @@ def test_needed_rank_agrees_with_coverage(
 
 def test_refund_question_flips_between_fixed_40_and_structure_256(ws: Workspace) -> None:
     queries = parse_queries([REFUND])
-    a = compare.run_eval(queries, ws, FIXED_40)
-    b = compare.run_eval(queries, ws, STRUCTURE_256)
+    a = evaluate(queries, ws, FIXED_40)
+    b = evaluate(queries, ws, STRUCTURE_256)
     rows = compare.ab_rows(a, b, ws, k=5)
     assert len(rows) == 1
     row = rows[0]
@@ -271,8 +270,8 @@ def test_refund_question_flips_between_fixed_40_and_structure_256(ws: Workspace)
     details = compare.phrase_details(
         a.results[0],
         b.results[0],
-        ws.chunks("refund-policy.md", FIXED_40.settings),
-        ws.chunks("refund-policy.md", STRUCTURE_256.settings),
+        ws.chunks("refund-policy.md", FIXED_40),
+        ws.chunks("refund-policy.md", STRUCTURE_256),
     )
     assert [d.cut_a for d in details] == [True, True]
     assert [d.cut_b for d in details] == [False, False]
@@ -283,10 +282,8 @@ def test_refund_question_flips_between_fixed_40_and_structure_256(ws: Workspace)
 
 
 def test_ab_rows_put_flips_first(ws: Workspace, bundled: list[Any]) -> None:
-    a = compare.run_eval(
-        bundled, ws, replace(STRUCTURE_256, settings=replace(STRUCTURE_256.settings, size=64))
-    )
-    b = compare.run_eval(bundled, ws, STRUCTURE_256)
+    a = evaluate(bundled, ws, STRUCTURE_256.replace(size=64, overlap=0))
+    b = evaluate(bundled, ws, STRUCTURE_256)
     rows = compare.ab_rows(a, b, ws, k=3)
     flips = [r["flip"] for r in rows]
     assert any(flips) and flips == sorted(flips, key=lambda f: f == "")
@@ -317,13 +314,13 @@ class FakeEmbedder:
     def embed(self, texts: Sequence[str], *, progress: Any = None) -> Any:
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if progress is not None:
-            progress(0, len(missing))
+            progress(0.0, f"0 of {len(missing)}")
         for i, t in enumerate(missing, 1):
             seed = int.from_bytes(hashlib.sha256(t.encode()).digest()[:4], "big")
             v = np.random.default_rng(seed).standard_normal(8).astype(np.float32)
             self._cache[t] = v / np.linalg.norm(v)
             if progress is not None:
-                progress(i, len(missing))
+                progress(i / len(missing), f"{i} of {len(missing)}")
                 self.calls.append((i, len(missing)))
         return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 8))
 
@@ -334,37 +331,35 @@ class FakeEmbedder:
 class FakeWorkspace(Workspace):
     fake: FakeEmbedder
 
-    def embedder(self) -> Any:
+    def embedder(self, config: Config) -> Any:
         return self.fake
 
 
-def test_run_eval_matches_evaluate_and_reports_progress(bundled: list[Any]) -> None:
+def test_evaluate_reports_progress_and_embeds_once(bundled: list[Any]) -> None:
     seen: list[tuple[float, str]] = []
     fw = FakeWorkspace(DOCS)
     fw.fake = FakeEmbedder()
-    config = replace(STRUCTURE_256, retriever="hybrid")
+    config = STRUCTURE_256.replace(retriever="hybrid")
     subset = [q for q in bundled if q.doc in ("refund-policy.md", "writing-guide.md")]
-    report = compare.run_eval(subset, fw, config, progress=lambda f, m: seen.append((f, m)))
+    report = evaluate(subset, fw, config, progress=lambda f, m: seen.append((f, m)))
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and fractions[0] >= 0.0
     messages = [m for _, m in seen]
     assert any(m.startswith("embedding refund-policy.md") for m in messages)
-    assert compare.MODEL_NOTE in messages
+    assert MODEL_NOTE in messages
     assert fw.fake.calls, "the chunks were embedded with progress"
     direct = evaluate(subset, fw, config)  # everything cached now: the same scores
     assert summary_row(direct) == summary_row(report)
     before = len(fw.fake.calls)
-    compare.run_eval(subset, fw, config)  # a second run embeds nothing new
+    evaluate(subset, fw, config)  # a second run embeds nothing new
     assert len(fw.fake.calls) == before
 
 
-def test_run_sweep_matches_the_library_sweep(ws: Workspace, bundled: list[Any]) -> None:
+def test_sweep_runs_each_cell_with_progress(ws: Workspace, bundled: list[Any]) -> None:
     subset = [q for q in bundled if q.doc == "refund-policy.md"]
-    base = EvalConfig(
-        settings=ChunkSettings(splitter="recursive", unit="tokens", overlap=0), retriever="bm25"
-    )
+    base = PLAIN.replace(splitter="recursive", unit="tokens", overlap=0)
     seen: list[float] = []
-    mine = compare.run_sweep(
+    mine = sweep(
         subset,
         ws,
         base,
@@ -372,9 +367,10 @@ def test_run_sweep_matches_the_library_sweep(ws: Workspace, bundled: list[Any]) 
         overlaps=(0, 48),
         progress=lambda f, m: seen.append(f),
     )
-    theirs = sweep(subset, ws, base, sizes=(32, 64, 128), overlaps=(0, 48))
-    assert [summary_row(r) for r in mine] == [summary_row(r) for r in theirs]
-    assert [(r.config.settings.size, r.config.settings.overlap) for r in mine] == [
+    for r in mine:  # each cell is the evaluation of its own configuration
+        alone = evaluate(subset, ws, r.config)
+        assert summary_row(alone) == summary_row(r)
+    assert [(r.config.chunking.size, r.config.chunking.overlap) for r in mine] == [
         (32, 0),
         (64, 0),
         (64, 48),
@@ -383,7 +379,7 @@ def test_run_sweep_matches_the_library_sweep(ws: Workspace, bundled: list[Any]) 
     ]
     assert seen == sorted(seen) and seen[-1] == 1.0
     with pytest.raises(SettingsError):
-        compare.run_sweep(subset, ws, base, sizes=(8,), overlaps=(8, 16))
+        sweep(subset, ws, base, sizes=(8,), overlaps=(8, 16))
 
 
 # --------------------------------------------------------------------------- sweep results
@@ -410,18 +406,16 @@ def test_parse_int_list_errors_say_what_to_type(text: str) -> None:
 
 
 def test_sweep_cells_rows_best_and_figures(ws: Workspace, bundled: list[Any]) -> None:
-    assert compare.sweep_cells([64, 128, 64], [0, 64, 100]) == [
+    assert sweep_cells([64, 128, 64], [0, 64, 100]) == [
         (64, 0),
         (128, 0),
         (128, 64),
         (128, 100),
     ]
     subset = [q for q in bundled if q.doc == "refund-policy.md"]
-    base = EvalConfig(
-        settings=ChunkSettings(splitter="structure", unit="tokens", overlap=0), retriever="bm25"
-    )
-    reports = compare.run_sweep(subset, ws, base, sizes=(32, 256), overlaps=(0, 16))
-    rows = compare.sweep_rows(reports)
+    base = PLAIN.replace(splitter="structure", unit="tokens", overlap=0)
+    reports = sweep(subset, ws, base, sizes=(32, 256), overlaps=(0, 16))
+    rows = evaluate_view.sweep_rows(reports)
     assert [r["cell"] for r in rows] == [0, 1, 2, 3]
     assert {
         "size",
@@ -433,66 +427,50 @@ def test_sweep_cells_rows_best_and_figures(ws: Workspace, bundled: list[Any]) ->
     } <= set(rows[0])
     best = compare.best_cell(reports, k=5)
     assert reports[best].coverage_at_k[5] == max(r.coverage_at_k[5] for r in reports)
-    fig = compare.sweep_figure(
+    fig = evaluate_view.sweep_figure(
         rows, "coverage@5", title="t", unit="tokens", percent=True, picked=best
     )
     names = [t.name for t in fig.data]
     assert names == ["overlap 0", "overlap 16", "picked cell"]
     assert list(fig.data[0].x) == [32, 256]
     assert fig.data[-1].y[0] == rows[best]["coverage@5"] * 100
-    fig = compare.sweep_figure(rows, "chunks", title="t", unit="tokens")
+    fig = evaluate_view.sweep_figure(rows, "chunks", title="t", unit="tokens")
     assert len(fig.data) == 2
 
 
-def test_explorer_state_sets_every_key_the_main_page_reads() -> None:
-    cfg = EvalConfig(
-        settings=ChunkSettings(splitter="recursive", unit="words", size=150, overlap=30),
-        heading_prefix=False,
+def test_explorer_state_shows_the_configuration_on_the_main_page_without_loss() -> None:
+    cfg = Config().replace(
+        splitter="recursive",
+        unit="words",
+        size=150,
+        overlap=30,
         retriever="dense",
         dense="chunks",
         neighbours=1,
+        carry=0.2,
+        separators=("paragraph", "sentence"),
     )
-    keys = compare.explorer_state(cfg)
-    assert keys == {
-        "splitter": "recursive",
-        "unit": "words",
-        "size": 150,
-        "overlap": 30,
-        "size_exact": 150,
-        "overlap_exact": 30,
-        "separators": ["paragraph", "line", "sentence", "word"],
-        "prefix": False,
-        "retriever": "dense",
-        "dense": "chunks",
-        "neighbours": 1,
-        "section": False,
-        "merge": True,
-        "table_headers": False,
-        "carry": False,
-        "fill": False,
-        "chunk": None,
-        "page": 1,
-    }
-    # table headers are charged to the budget on the merged context: the page merges too
-    keys = compare.explorer_state(replace(cfg, neighbours=0, table_headers=True))
-    assert (keys["table_headers"], keys["merge"], keys["neighbours"]) == (True, True, 0)
-    # the main page has carry on or off, at CARRY
-    assert compare.explorer_state(replace(cfg, carry=CARRY))["carry"] is True
-    # fill to budget spends the budget on the merged context: the page fills and merges too
-    keys = compare.explorer_state(replace(cfg, neighbours=0, fill=True))
-    assert (keys["fill"], keys["merge"]) == (True, True)
+    keys = evaluate_view.explorer_state(cfg)
+    assert keys["chunk"] is None and keys["page"] == 1
+    assert (keys["size_exact"], keys["overlap_exact"]) == (150, 30)
+    assert keys["carry"] == 0.2  # a number, not on/off: 0.2 stays 0.2
+    assert keys["separators"] == ["paragraph", "sentence"]
+    assert set(FLAT_KEYS) <= set(keys)
+    assert pipeline.config_of(keys) == cfg
+    # neighbours beyond the main page's slider are shown at its end
+    assert evaluate_view.explorer_state(cfg.replace(neighbours=9))["neighbours"] == 5
 
 
 # --------------------------------------------------------------------------- query sets
 
 
 def test_read_query_set_keeps_extra_fields_and_order() -> None:
-    items = compare.read_query_set(QUERIES.read_bytes(), name="q.json")
+    items = queries.read_query_set(QUERIES.read_bytes(), name="q.json")
     assert len(items) == 75 and list(items[0])[:4] == ["id", "doc", "query", "evidence"]
     assert items[0]["kind"]
-    assert parse_queries(json.loads(compare.dumps(items))) == load_queries(QUERIES)
+    assert parse_queries(json.loads(queries.dumps(items))) == load_queries(QUERIES)
     # a byte-order mark is fine
-    assert compare.read_query_set(b"\xef\xbb\xbf" + json.dumps([REFUND]).encode(), name="x") == [
+    assert queries.read_query_set(b"\xef\xbb\xbf" + json.dumps([REFUND]).encode(), name="x") == [
         REFUND
     ]
 
@@ -511,17 +489,17 @@ def test_read_query_set_keeps_extra_fields_and_order() -> None:
 )
 def test_read_query_set_errors_name_the_problem(data: bytes, message: str) -> None:
     with pytest.raises(QuerySetError, match=re.escape(message)):
-        compare.read_query_set(data, name="mine.json")
+        queries.read_query_set(data, name="mine.json")
 
 
 def test_editor_round_trip_is_identity() -> None:
-    items = compare.read_query_set(QUERIES.read_bytes(), name="q.json")
-    assert compare.from_editor(compare.editor_rows(items), items) == items
+    items = queries.read_query_set(QUERIES.read_bytes(), name="q.json")
+    assert evaluate_view.from_editor(evaluate_view.editor_rows(items), items) == items
 
 
 def test_from_editor_drops_blank_rows_and_reads_what_the_editor_returns() -> None:
     previous = [{**REFUND, "kind": "rule+exception", "spans": [[0, 5], [6, 9]], "note": "x"}]
-    rows = compare.editor_rows(previous)
+    rows = evaluate_view.editor_rows(previous)
     rows.append({"id": None, "doc": float("nan"), "query": "", "evidence": None, "kind": None})
     rows.append(
         {
@@ -532,35 +510,35 @@ def test_from_editor_drops_blank_rows_and_reads_what_the_editor_returns() -> Non
             "kind": float("nan"),
         }
     )
-    out = compare.from_editor(rows, previous)
+    out = evaluate_view.from_editor(rows, previous)
     assert [i["id"] for i in out] == ["refund", "new"]
     assert out[0]["spans"] == [[0, 5], [6, 9]] and out[0]["note"] == "x"
     assert out[1] == {"id": "new", "doc": "writing-guide.md", "query": "Q?", "evidence": ["p"]}
     # evidence edited: the known spans no longer apply, other fields stay
     rows[0]["evidence"] = ["Refunds are available within seven days."]
-    out = compare.from_editor(rows, previous)
+    out = evaluate_view.from_editor(rows, previous)
     assert "spans" not in out[0] and out[0]["note"] == "x" and out[0]["kind"] == "rule+exception"
     # kind cleared in the editor: gone
     rows[0]["kind"] = ""
-    assert "kind" not in compare.from_editor(rows, previous)[0]
+    assert "kind" not in evaluate_view.from_editor(rows, previous)[0]
 
 
 def test_merge_skips_ids_already_there() -> None:
     other = {**REFUND, "id": "other"}
-    merged, skipped = compare.merge([REFUND], [{**REFUND, "query": "changed"}, other])
+    merged, skipped = queries.merge([REFUND], [{**REFUND, "query": "changed"}, other])
     assert [i["id"] for i in merged] == ["refund", "other"]
     assert merged[0]["query"] == REFUND["query"] and skipped == ["refund"]
-    assert compare.documents_named([REFUND, other, {"id": "x"}]) == ["refund-policy.md"]
+    assert queries.documents_named([REFUND, other, {"id": "x"}]) == ["refund-policy.md"]
 
 
 def test_check_query_set_validates(tmp_path: Path) -> None:
-    assert [q.id for q in compare.check_query_set([REFUND])] == ["refund"]
+    assert [q.id for q in parse_queries([REFUND])] == ["refund"]
     with pytest.raises(QuerySetError, match="entry 2"):
-        compare.check_query_set([REFUND, {"id": "x", "doc": "d"}])
+        parse_queries([REFUND, {"id": "x", "doc": "d"}])
 
 
 def test_bundled_query_set_is_empty_when_missing_or_broken(tmp_path: Path) -> None:
-    assert len(compare.bundled_query_set(QUERIES)) == 75
-    assert compare.bundled_query_set(tmp_path / "absent.json") == []
+    assert len(evaluate_view.bundled_query_set(QUERIES)) == 75
+    assert evaluate_view.bundled_query_set(tmp_path / "absent.json") == []
     (tmp_path / "broken.json").write_text('[{"id": 1')
-    assert compare.bundled_query_set(tmp_path / "broken.json") == []
+    assert evaluate_view.bundled_query_set(tmp_path / "broken.json") == []

@@ -5,7 +5,8 @@ and loads a cell into the main page.
 Most tests open ``pages/evaluate.py`` on its own (``AppTest.from_file``). Loading a configuration
 ends in ``st.switch_page("app.py")``, which only resolves when the app's own script is the main
 one, so that test starts from ``app.py`` and switches to the page, as a person would. Everything
-runs with BM25 over small subsets of the bundled questions, so no embedding model is loaded.
+runs with BM25 (the page starts on the recommended hybrid retriever; :func:`open_page` sets
+BM25 on every side) over small subsets of the bundled questions, so no embedding model is loaded.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.chunking.splitters import ChunkSettings, split
+from explorer.config import Config
 from explorer.documents.load import load_path
-from explorer.evaluation.evaluate import RECOMMENDED
 from explorer.retrieval.index import CARRY
 from tests.conftest import REPO, SAMPLES
 
@@ -50,9 +51,14 @@ def assert_no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
+RECOMMENDED = Config()
+QUICK = {"ab_A_retriever": "bm25", "ab_B_retriever": "bm25", "sw_retriever": "bm25"}
+"""BM25 on both sides and in the sweep: no embedding model."""
+
+
 def open_page(**state: Any) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=120)
-    for key, value in state.items():
+    for key, value in (QUICK | state).items():
         at.session_state[key] = value
     at.run()
     assert_ok(at)
@@ -81,19 +87,20 @@ def test_opens_on_a_b_with_the_bundled_questions() -> None:
     assert len(at.session_state["query_set"]) == 75
     assert at.button(key="ab_run").label == "Run A and B on 75 questions"
     assert not at.button(key="ab_run").disabled
-    assert at.selectbox(key="ab_A_retriever").value == "bm25"  # quick by default
     assert at.selectbox(key="ab_B_splitter").value == "structure"  # B starts as recommended
+    fresh = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert fresh.selectbox(key="ab_B_retriever").value == RECOMMENDED.retriever
 
 
 def test_a_starts_as_the_main_page_settings() -> None:
-    at = open_page(splitter="sentence", unit="words", size=120, overlap=10, prefix=True)
+    at = open_page(splitter="sentence", unit="words", size=120, overlap=10, heading_prefix=True)
     assert at.selectbox(key="ab_A_splitter").value == "sentence"
     assert at.selectbox(key="ab_A_unit").value == "words"
     assert (at.number_input(key="ab_A_size").value, at.number_input(key="ab_A_overlap").value) == (
         120,
         10,
     )
-    assert at.toggle(key="ab_A_prefix").value is True
+    assert at.toggle(key="ab_A_heading_prefix").value is True
 
 
 def test_questions_added_by_the_main_page_are_used() -> None:
@@ -110,6 +117,8 @@ def test_a_question_about_a_missing_document_is_left_out_with_a_warning() -> Non
 
 def test_an_invalid_query_set_is_one_error_and_disables_the_runs() -> None:
     at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in QUICK.items():
+        at.session_state[key] = value
     at.session_state["query_set"] = [REFUND, {"id": "x", "doc": "refund-policy.md", "query": ""}]
     at.run()
     assert_ok(at, errors=1)
@@ -130,6 +139,8 @@ def test_document_and_kind_filters_choose_the_questions() -> None:
 
 def test_a_b_shows_the_refund_question_flipping() -> None:
     at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in QUICK.items():
+        at.session_state[key] = value
     at.session_state["query_set"] = [REFUND]
     set_side(at, "A", splitter="fixed", unit="chars", size=40, overlap=0, retriever="bm25")
     set_side(at, "B", splitter="structure", unit="tokens", size=256, overlap=0, retriever="bm25")
@@ -160,8 +171,16 @@ def test_a_b_shows_the_refund_question_flipping() -> None:
 
 def test_a_b_without_flips_says_so_and_a_pdf_question_shows_its_page() -> None:
     at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in QUICK.items():
+        at.session_state[key] = value
     at.session_state["query_set"] = questions("field-manual.pdf")[:1]
-    same = {"splitter": "structure", "unit": "tokens", "size": 256, "overlap": 0, "prefix": True}
+    same = {
+        "splitter": "structure",
+        "unit": "tokens",
+        "size": 256,
+        "overlap": 0,
+        "heading_prefix": True,
+    }
     set_side(at, "A", **same)
     set_side(at, "B", **same)
     at.run()
@@ -175,34 +194,33 @@ def test_a_b_without_flips_says_so_and_a_pdf_question_shows_its_page() -> None:
     assert any('class="ce-doc ce-plain"' in h.value for h in at.html)
 
 
-def test_the_carry_toggles_reach_a_and_b() -> None:
-    at = open_page(query_set=[REFUND], carry=False)  # the main page has carry off
-    assert at.toggle(key="ab_A_carry").label == "Carry from previous"
-    assert at.toggle(key="ab_A_carry").value is False  # A starts as the main page
-    assert at.toggle(key="ab_B_carry").value is (RECOMMENDED.carry > 0)  # B as recommended
-    at.toggle(key="ab_B_carry").set_value(True).run()
+def test_the_carry_inputs_reach_a_and_b() -> None:
+    at = open_page(query_set=[REFUND], splitter="structure", carry=0.0)  # main page: no carry
+    assert at.number_input(key="ab_A_carry").label == "Carry from previous"
+    assert at.number_input(key="ab_A_carry").value == 0.0  # A starts as the main page
+    assert at.number_input(key="ab_B_carry").value == RECOMMENDED.carry  # B as recommended
+    at.number_input(key="ab_B_carry").set_value(0.2).run()
     at.button(key="ab_run").click().run()
     assert_ok(at)
     result = at.session_state["ab_result"]
-    assert (result["a"].config.carry, result["b"].config.carry) == (0.0, CARRY)
+    assert (result["a"].config.carry, result["b"].config.carry) == (0.0, 0.2)
     [caption] = [c.value for c in at.caption if c.value.startswith("A: ")]
-    assert f"carry {CARRY:g}" not in caption.split(" · B: ")[0]
-    assert f"carry {CARRY:g}" in caption.split(" · B: ")[1]
+    assert "carry 0.2" not in caption.split(" · B: ")[0]
+    assert "carry 0.2" in caption.split(" · B: ")[1]
 
 
 def test_the_fill_toggles_reach_a_and_b() -> None:
-    at = open_page(query_set=[REFUND], fill=False)  # the main page has fill off
+    at = open_page(query_set=[REFUND], splitter="structure", fill=False)  # main page: fill off
     assert at.toggle(key="ab_A_fill").label == "Fill to budget"
     assert at.toggle(key="ab_A_fill").value is False  # A starts as the main page
     assert at.toggle(key="ab_B_fill").value is RECOMMENDED.fill  # B as recommended
-    at.toggle(key="ab_B_fill").set_value(True).run()
     at.button(key="ab_run").click().run()
     assert_ok(at)
     result = at.session_state["ab_result"]
     assert (result["a"].config.fill, result["b"].config.fill) == (False, True)
     [caption] = [c.value for c in at.caption if c.value.startswith("A: ")]
-    assert "fill to budget" not in caption.split(" · B: ")[0]
-    assert "fill to budget" in caption.split(" · B: ")[1]
+    assert "fill off" in caption.split(" · B: ")[0]
+    assert "fill" not in caption.split(" · B: ")[1]  # as recommended
     at.toggle(key="ab_A_fill").set_value(True).run()  # a changed toggle flags the run
     assert any("changed since this run" in w.value for w in at.warning)
 
@@ -254,6 +272,8 @@ def test_sweep_renders_its_grid_and_charts() -> None:
 )
 def test_a_bad_grid_is_one_error(sizes: str, overlaps: str, message: str) -> None:
     at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in QUICK.items():
+        at.session_state[key] = value
     at.session_state["query_set"] = [REFUND]
     at.session_state["eval_tab"] = "Sweep"
     at.session_state["sw_sizes"], at.session_state["sw_overlaps"] = sizes, overlaps
@@ -263,11 +283,11 @@ def test_a_bad_grid_is_one_error(sizes: str, overlaps: str, message: str) -> Non
     assert at.button(key="sw_run").disabled
 
 
-def test_the_sweep_carry_toggle_reaches_its_cells() -> None:
+def test_the_sweep_carry_reaches_its_cells() -> None:
     at = open_page(query_set=[REFUND], eval_tab="Sweep", sw_sizes="64, 128", sw_overlaps="0")
-    assert at.toggle(key="sw_carry").value is (RECOMMENDED.carry > 0)
-    for on, carry in ((True, CARRY), (False, 0.0)):
-        at.toggle(key="sw_carry").set_value(on).run()
+    assert at.number_input(key="sw_carry").value == RECOMMENDED.carry
+    for carry in (CARRY, 0.0, 0.45):
+        at.number_input(key="sw_carry").set_value(carry).run()
         at.button(key="sw_run").click().run()
         assert_ok(at)
         assert [r.config.carry for r in at.session_state["sweep_result"]["reports"]] == [carry] * 2
@@ -293,8 +313,9 @@ def test_load_this_configuration_sets_the_main_page() -> None:
     at.session_state["sw_splitter"] = "sentence"
     at.session_state["sw_unit"] = "words"
     at.session_state["sw_sizes"], at.session_state["sw_overlaps"] = "60, 120", "0, 20"
-    at.session_state["sw_prefix"] = False
-    at.session_state["sw_carry"] = False
+    at.session_state["sw_retriever"] = "bm25"
+    at.session_state["sw_heading_prefix"] = False
+    at.session_state["sw_carry"] = 0.0
     at.session_state["sw_fill"] = True  # the main page starts with it off
     at.run()
     assert_ok(at)
@@ -304,15 +325,15 @@ def test_load_this_configuration_sets_the_main_page() -> None:
     at.button(key="sw_load").click().run()
     assert_no_exception(at)
     assert [t.value for t in at.title] == ["Chunk Explorer"]  # the main page now
-    keys = ("splitter", "unit", "size", "overlap", "prefix", "carry", "fill")
+    keys = ("splitter", "unit", "size", "overlap", "heading_prefix", "carry", "fill")
     state = {k: at.session_state[k] for k in keys}
     assert state == {
         "splitter": "sentence",
         "unit": "words",
         "size": 120,
         "overlap": 20,
-        "prefix": False,
-        "carry": False,
+        "heading_prefix": False,
+        "carry": 0.0,
         "fill": True,
     }
     assert at.toggle(key="fill").value is True
@@ -330,6 +351,8 @@ def test_open_a_b_side_in_the_explorer_brings_its_document() -> None:
     at.run()
     at.switch_page("pages/evaluate.py")
     at.session_state["query_set"] = questions("writing-guide.md")[:1]
+    for key, value in QUICK.items():
+        at.session_state[key] = value
     at.run()
     at.button(key="ab_run").click().run()
     assert_ok(at)
@@ -337,7 +360,7 @@ def test_open_a_b_side_in_the_explorer_brings_its_document() -> None:
     assert_no_exception(at)
     assert at.session_state["source"] == "writing-guide.md"
     assert (at.session_state["splitter"], at.session_state["size"]) == ("structure", 256)
-    assert at.session_state["prefix"] is RECOMMENDED.heading_prefix
+    assert at.session_state["heading_prefix"] is RECOMMENDED.heading_prefix
 
 
 # --------------------------------------------------------------------------- query set
@@ -424,8 +447,8 @@ def test_settings_survive_hidden_tabs_and_the_main_page() -> None:
 
 
 def test_a_failure_during_a_run_is_one_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from explorer.evaluation import compare
-    from explorer.retrieval.embeddings import EmbeddingError
+    import explorer.evaluation.coverage as evaluation
+    from explorer.errors import EmbeddingError
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise EmbeddingError("cannot load embedding model 'x' offline")
@@ -434,8 +457,8 @@ def test_a_failure_during_a_run_is_one_error(monkeypatch: pytest.MonkeyPatch) ->
         raise KeyError("oops")
 
     for fake, message in ((broken, "cannot load embedding model"), (buggy, "KeyError")):
-        monkeypatch.setattr(compare, "run_eval", fake)
-        monkeypatch.setattr(compare, "run_sweep", fake)
+        monkeypatch.setattr(evaluation, "evaluate", fake)
+        monkeypatch.setattr(evaluation, "sweep", fake)
         at = open_page(query_set=[REFUND])
         at.button(key="ab_run").click().run()
         assert_ok(at, errors=1)
@@ -500,22 +523,22 @@ def test_a_question_added_on_the_main_page_about_an_upload_runs_here() -> None:
 
 
 def test_add_query_gives_new_ids_and_refuses_empty_questions() -> None:
-    from explorer.evaluation import compare
-    from explorer.evaluation.queries import QuerySetError
+    from explorer.errors import QuerySetError
+    from explorer.evaluation import queries
 
-    items, new = compare.add_query([REFUND], doc="a.md", query=" Q? ", evidence=["x", " "])
+    items, new = queries.add_query([REFUND], doc="a.md", query=" Q? ", evidence=["x", " "])
     assert new == "added-1" and items[-1] == {
         "id": "added-1",
         "doc": "a.md",
         "query": "Q?",
         "evidence": ["x"],
     }
-    items, new = compare.add_query(items, doc="a.md", query="Other?", evidence=["y"])
+    items, new = queries.add_query(items, doc="a.md", query="Other?", evidence=["y"])
     assert new == "added-2"
     taken = [*items, {**REFUND, "id": "added-3"}]
-    assert compare.add_query(taken, doc="b.md", query="Q?", evidence=["x"])[1] == "added-4"
-    assert compare.add_query(items, doc="a.md", query="Q?", evidence=["x"]) == (items, None)
+    assert queries.add_query(taken, doc="b.md", query="Q?", evidence=["x"])[1] == "added-4"
+    assert queries.add_query(items, doc="a.md", query="Q?", evidence=["x"]) == (items, None)
     with pytest.raises(QuerySetError, match="type a question"):
-        compare.add_query(items, doc="a.md", query="  ", evidence=["x"])
+        queries.add_query(items, doc="a.md", query="  ", evidence=["x"])
     with pytest.raises(QuerySetError, match="at least one evidence phrase"):
-        compare.add_query(items, doc="a.md", query="Q?", evidence=[" "])
+        queries.add_query(items, doc="a.md", query="Q?", evidence=[" "])

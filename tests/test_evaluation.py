@@ -5,99 +5,98 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from explorer.chunking.splitters import ChunkSettings
-from explorer.errors import SettingsError
-from explorer.evaluation.evaluate import (
-    RECOMMENDED,
-    EvalConfig,
+from explorer.answer import Retriever
+from explorer.config import Config
+from explorer.errors import QuerySetError, SettingsError
+from explorer.evaluation.coverage import (
     Workspace,
-    budget_cut,
+    char_metrics,
     evaluate,
     flipped,
-    locate_evidence,
-    score_query,
+    holds,
     sweep,
 )
-from explorer.evaluation.queries import (
-    Query,
-    QuerySetError,
-    dump_queries,
-    load_queries,
-    parse_queries,
-)
-from explorer.retrieval.index import CARRY
+from explorer.evaluation.queries import Query, dumps, load_queries, parse_queries
+from explorer.retrieval.index import CARRY, Hit
 from tests.conftest import CARRY_QUESTION, RULE_THEN_EXCEPTION, SAMPLES
 
-Q = Query("q", "d.md", "question", ("e1", "e2"))
+PLAIN = Config(
+    retriever="bm25", heading_prefix=True, merge=False, table_headers=False, carry=0.0, fill=False
+)
+"""A plain pipeline: BM25, hits as they are (no merge, headers, carry or fill)."""
 
 
 def test_overlapping_hits_count_twice_for_precision_and_iou() -> None:
     # evidence [10, 20); hits [0, 15) and [5, 25) overlap on [5, 15)
-    m = score_query(Q, [((10, 20),)], [(0, 15), (5, 25)], [5, 5], ks=[1, 2], budgets=[])
-    assert m["covered_at_k"] == {1: False, 2: True}
-    assert m["recall_at_k"][1] == pytest.approx(5 / 10)
-    assert m["recall_at_k"][2] == pytest.approx(1.0)
+    located = [((10, 20),)]
+    assert not holds(located, [(0, 15)]) and holds(located, [(0, 15), (5, 25)])
+    recall, precision, iou = char_metrics(located, [(0, 15)])
+    assert (recall, precision, iou) == pytest.approx((5 / 10, 5 / 15, 5 / (15 + 10 - 5)))
     # retrieved characters with multiplicity: 15 + 20 = 35
-    assert m["precision_at_k"][2] == pytest.approx(10 / 35)
-    assert m["iou_at_k"][2] == pytest.approx(10 / (35 + 10 - 10))
-    assert m["precision_at_k"][1] == pytest.approx(5 / 15)
-    assert m["iou_at_k"][1] == pytest.approx(5 / (15 + 10 - 5))
+    recall, precision, iou = char_metrics(located, [(0, 15), (5, 25)])
+    assert (recall, precision, iou) == pytest.approx((1.0, 10 / 35, 10 / (35 + 10 - 10)))
 
 
 def test_evidence_straddling_two_adjacent_retrieved_chunks_is_covered() -> None:
     located = [((8, 14),)]
-    spans = [(0, 10), (10, 20), (20, 30)]
-    m = score_query(Q, located, spans, [1, 1, 1], ks=[1, 2], budgets=[])
-    assert m["covered_at_k"] == {1: False, 2: True}
+    assert not holds(located, [(0, 10)]) and holds(located, [(0, 10), (10, 20)])
     # ranked apart (a gap between them) it is not covered
-    m = score_query(Q, located, [(0, 10), (20, 30), (10, 20)], [1, 1, 1], ks=[2, 3], budgets=[])
-    assert m["covered_at_k"] == {2: False, 3: True}
+    assert not holds(located, [(0, 10), (20, 30)])
+    assert holds(located, [(0, 10), (20, 30), (10, 20)])
 
 
 def test_evidence_not_located_is_neither_hit_nor_miss() -> None:
     # e1 located and covered, e2 not located: the query is covered on what can be checked
-    m = score_query(Q, [((0, 5),), ()], [(0, 10)], [3], ks=[1], budgets=[100])
-    assert m["covered_at_k"] == {1: True}
-    assert m["recall_at_k"][1] == 1.0
+    assert holds([((0, 5),), ()], [(0, 10)])
+    assert char_metrics([((0, 5),), ()], [(0, 10)])[0] == 1.0
     # nothing located: never covered, and the report leaves the query out of the averages
-    m = score_query(Q, [(), ()], [(0, 10)], [3], ks=[1], budgets=[100])
-    assert m["covered_at_k"] == {1: False}
+    assert not holds([(), ()], [(0, 10)])
 
 
-def test_budget_cut_stops_at_the_first_hit_that_overflows() -> None:
-    assert budget_cut([300, 300, 100, 50], 512) == 1
-    assert budget_cut([300, 200, 100], 512) == 2
-    assert budget_cut([600, 10], 512) == 0
-    assert budget_cut([100, 100], 1024) == 2
-    located = [((50, 60),)]
-    spans = [(0, 10), (100, 200), (40, 70)]
-    m = score_query(Q, located, spans, [300, 300, 100], ks=[3], budgets=[512, 1024])
-    assert m["covered_at_budget"] == {512: False, 1024: True}
+def test_a_budget_stops_at_the_first_hit_that_overflows() -> None:
+    from explorer.documents.load import load_document
+
+    doc = load_document(" ".join(f"w{i}" for i in range(200)).encode(), name="w.txt")
+    ready = Retriever(doc, PLAIN.replace(splitter="fixed", unit="tokens", size=40, overlap=0))
+    chunks = ready.chunks
+    cost = [ready.units.size(c.start, c.end) for c in chunks]
+    order = [2, 0, 3, 1]  # rank order of the first four chunks
+    ranking = [Hit(r + 1, i, 1.0 / (r + 1), "bm25") for r, i in enumerate(order)]
+    two = cost[2] + cost[0]
+    answer = ready.answer("q", k=None, budget=two, ranking=ranking)
+    assert [h.index for h in answer.hits] == [2, 0] and answer.tokens == two
+    # one token short of the second hit: only the first, though a later one may be smaller
+    answer = ready.answer("q", k=None, budget=two - 1, ranking=ranking)
+    assert [h.index for h in answer.hits] == [2]
+    assert ready.answer("q", k=None, budget=cost[2] - 1, ranking=ranking).hits == ()
+    # k still caps the hits within a budget
+    assert len(ready.answer("q", k=1, budget=10_000, ranking=ranking).hits) == 1
 
 
 def test_a_phrase_occurring_twice_scores_on_its_best_covered_occurrence() -> None:
     located = [((0, 10), (100, 110))]
-    m = score_query(Q, located, [(95, 120)], [1], ks=[1], budgets=[])
-    assert m["covered_at_k"][1] and m["recall_at_k"][1] == 1.0
+    assert holds(located, [(95, 120)]) and char_metrics(located, [(95, 120)])[0] == 1.0
 
 
 def test_given_spans_win_over_search_when_they_match() -> None:
+    from explorer.retrieval.evidence import check
+
     text = "alpha beta. alpha beta."
-    q = Query("q", "d", "x", ("alpha beta",), spans=((12, 22),))
-    assert locate_evidence(q, text) == (((12, 22),),)
-    q = Query("q", "d", "x", ("alpha beta",), spans=((3, 9),))  # stale span: search instead
-    assert locate_evidence(q, text) == (((0, 10), (12, 22)),)
+    (found,) = check(["alpha beta"], text, [], [], context=[], known=[(12, 22)])
+    assert found.spans == ((12, 22),)
+    # a stale span: search instead
+    (found,) = check(["alpha beta"], text, [], [], context=[], known=[(3, 9)])
+    assert found.spans == ((0, 10), (12, 22))
 
 
 def test_query_set_parsing_errors_name_the_entry(tmp_path: Path) -> None:
     ok = parse_queries([{"id": "a", "doc": "x.md", "query": "q", "evidence": ["e"], "kind": "k"}])
     assert ok[0].evidence == ("e",)
-    assert parse_queries(json.loads(dump_queries(ok))) == ok
+    assert parse_queries(json.loads(dumps(ok))) == ok
     for bad, message in [
         ({}, "expected a JSON list"),
         ([1], "entry 1 is not an object"),
@@ -137,24 +136,22 @@ REFUND_QUERIES = [
 
 def test_evaluate_end_to_end_with_bm25_and_a_sweep() -> None:
     ws = Workspace(SAMPLES)
-    fixed = EvalConfig(
-        ChunkSettings(splitter="fixed", unit="chars", size=40, overlap=0), retriever="bm25"
-    )
-    structure = EvalConfig(
-        ChunkSettings(splitter="structure", unit="tokens", size=256, overlap=0), retriever="bm25"
-    )
+    fixed = PLAIN.replace(splitter="fixed", unit="chars", size=40, overlap=0)
+    structure = PLAIN.replace(splitter="structure", unit="tokens", size=256, overlap=0)
     a = evaluate(REFUND_QUERIES, ws, fixed, ks=[1], budgets=[1024])
     b = evaluate(REFUND_QUERIES, ws, structure, ks=[1], budgets=[1024])
     assert a.counts()["not_located"] == 1 and a.counts()["scored_queries"] == 1
     assert a.coverage_at_k == {1: 0.0} and b.coverage_at_k == {1: 1.0}
     assert flipped(a, b, k=1) == [("rule-exception", False, True)]
-    out = b.to_json()
+    out = b.to_json(ws)
     assert set(out) >= {"config", "counts", "coverage_at_k", "coverage_at_budget", "per_query"}
     assert out["coverage_at_k"] == {"1": 1.0}
-    hits = out["per_query"][0]["hits"]
-    assert sum(h["tokens"] for h in hits[:-1]) <= 1024 or len(hits) == b.chunks
+    assert Config.from_json(out["config"]) == structure
+    at_budget = out["per_query"][0]["at_budget"]["1024"]
+    assert at_budget["tokens"] <= 1024 and at_budget["covered"] is True
+    assert at_budget["verdict"].startswith("complete")
     grid = sweep(REFUND_QUERIES, ws, fixed, sizes=[40, 400], overlaps=[0, 100], ks=[1])
-    assert [(r.config.settings.size, r.config.settings.overlap) for r in grid] == [
+    assert [(r.config.chunking.size, r.config.chunking.overlap) for r in grid] == [
         (40, 0),
         (400, 0),
         (400, 100),
@@ -163,7 +160,7 @@ def test_evaluate_end_to_end_with_bm25_and_a_sweep() -> None:
 
 def test_eval_cli_json_and_min_coverage(tmp_path: Path) -> None:
     qfile = tmp_path / "q.json"
-    qfile.write_text(dump_queries(REFUND_QUERIES))
+    qfile.write_text(dumps(REFUND_QUERIES))
     base = [sys.executable, "-m", "explorer", "eval", "--queries", str(qfile), "--docs"]
     res = subprocess.run(
         [*base, str(SAMPLES), "--retriever", "bm25", "--k", "1,3", "--budget", "256,1024",
@@ -189,29 +186,34 @@ def test_eval_cli_json_and_min_coverage(tmp_path: Path) -> None:
 
 
 def test_merged_context_counts_shared_text_once_in_the_budget() -> None:
-    # costs are the tokens of the merged context after n hits, not the sum of the hits
-    located = [((40, 60),)]
-    spans = [(0, 50), (30, 70)]  # overlapping hits; together they hold the evidence
-    m = score_query(Q, located, spans, [50, 40], ks=[2], budgets=[80], costs=[50, 70])
-    assert m["covered_at_budget"] == {80: True}
-    # summed per hit (50 + 40 = 90) the second hit would not fit a budget of 80
-    m = score_query(Q, located, spans, [50, 40], ks=[2], budgets=[80])
-    assert m["covered_at_budget"] == {80: False}
+    # two overlapping hits: merged, the context costs their union; unmerged, both in full
+    from explorer.documents.load import load_document
+
+    doc = load_document(" ".join(f"word{i}" for i in range(60)).encode(), name="w.txt")
+    config = PLAIN.replace(splitter="fixed", unit="words", size=10, overlap=5)
+    ready = Retriever(doc, config.replace(merge=True))
+    chunks = ready.chunks
+    ranking = [Hit(r + 1, i, 1.0 / (r + 1), "bm25") for r, i in enumerate(range(len(chunks)))]
+    union_cost = ready.units.size(chunks[0].start, chunks[1].end)
+    both = ready.units.size(chunks[0].start, chunks[0].end) + ready.units.size(
+        chunks[1].start, chunks[1].end
+    )
+    assert union_cost < both
+    merged = ready.answer("q", k=None, budget=union_cost, ranking=ranking)
+    assert [h.index for h in merged.hits] == [0, 1] and merged.tokens == union_cost
+    unmerged = ready.using(config).answer("q", k=None, budget=union_cost, ranking=ranking)
+    assert [h.index for h in unmerged.hits] == [0]
 
 
 def test_merge_and_neighbours_in_evaluate() -> None:
     ws = Workspace(SAMPLES)
-    base = ChunkSettings(splitter="fixed", unit="tokens", size=12, overlap=6)
-    plain = evaluate(REFUND_QUERIES, ws, EvalConfig(base, retriever="bm25"), ks=[1], budgets=[24])
-    merged = evaluate(
-        REFUND_QUERIES, ws, EvalConfig(base, retriever="bm25", merge=True), ks=[1], budgets=[24]
-    )
-    wide = evaluate(
-        REFUND_QUERIES, ws, EvalConfig(base, retriever="bm25", neighbours=2), ks=[1], budgets=[24]
-    )
+    base = PLAIN.replace(splitter="fixed", unit="tokens", size=12, overlap=6)
+    plain = evaluate(REFUND_QUERIES, ws, base, ks=[1], budgets=[24])
+    merged = evaluate(REFUND_QUERIES, ws, base.replace(merge=True), ks=[1], budgets=[24])
+    wide = evaluate(REFUND_QUERIES, ws, base.replace(neighbours=2), ks=[1], budgets=[24])
     assert merged.coverage_at_k == plain.coverage_at_k  # merging never changes the top-k text
     assert wide.coverage_at_k[1] >= plain.coverage_at_k[1]
-    assert wide.to_json()["config"]["merge"] is True
+    assert wide.to_json()["config"]["neighbours"] == 2
 
 
 def test_one_workspace_serves_bm25_then_hybrid(model_embedder) -> None:  # type: ignore[no-untyped-def]
@@ -224,28 +226,30 @@ def test_one_workspace_serves_bm25_then_hybrid(model_embedder) -> None:  # type:
         )
     ]
     ws = Workspace(SAMPLES)
-    settings = ChunkSettings("structure", "tokens", 256, 64)
-    lexical = evaluate(queries, ws, EvalConfig(settings=settings, retriever="bm25"))
-    hybrid = evaluate(queries, ws, EvalConfig(settings=settings, retriever="hybrid"))
+    lexical = evaluate(queries, ws, Config(retriever="bm25"))
+    hybrid = evaluate(queries, ws, Config(retriever="hybrid"))
     assert lexical.results[0].hits[0].retriever == "bm25"
     assert hybrid.results[0].hits[0].retriever == "hybrid"
 
 
 def test_eval_cli_defaults_are_the_recommended_configuration() -> None:
-    from explorer.cli import build_parser, eval_config_from
+    from explorer.cli import build_parser, config_from
 
-    def config(*options: str) -> EvalConfig:
+    def config(*options: str) -> Config:
         args = build_parser().parse_args(["eval", "--queries", "q.json", "--docs", ".", *options])
-        return eval_config_from(args)
+        return config_from(args)
 
-    assert config() == RECOMMENDED  # merge, prefix and dense source included
+    recommended = Config()
+    assert config() == recommended  # merge, prefix and dense source included
     changed = config("--merge", "off", "--neighbours", "1", "--dense", "chunks", "--size", "128")
     assert (changed.merge, changed.neighbours, changed.dense) == (False, 1, "chunks")
-    assert (changed.settings.size, changed.settings.overlap) == (128, 0)
-    assert changed.settings.splitter == RECOMMENDED.settings.splitter
-    assert RECOMMENDED.table_headers and not config("--table-headers", "off").table_headers
-    assert RECOMMENDED.carry == CARRY and config("--carry", "0").carry == 0.0
-    assert RECOMMENDED.fill and not config("--fill", "off").fill
+    # an overlap belongs to its size: left out, a quarter of the new size
+    assert (changed.chunking.size, changed.chunking.overlap) == (128, 32)
+    assert changed.chunking.splitter == recommended.chunking.splitter
+    assert recommended.table_headers and not config("--table-headers", "off").table_headers
+    assert recommended.carry == CARRY and config("--carry", "0").carry == 0.0
+    assert config("--carry", "0.2").carry == 0.2
+    assert recommended.fill and not config("--fill", "off").fill
 
 
 def test_a_workspace_evaluates_documents_loaded_in_memory(tmp_path: Path) -> None:
@@ -255,7 +259,7 @@ def test_a_workspace_evaluates_documents_loaded_in_memory(tmp_path: Path) -> Non
     uploaded = load_document(text.encode(), name="upload.md")
     q = Query("u1", "upload.md", "refund period", ("within seven days",))
     ws = Workspace(None, documents={"upload.md": uploaded})
-    report = evaluate([q], ws, EvalConfig(retriever="bm25"))
+    report = evaluate([q], ws, Config(retriever="bm25"))
     assert report.coverage_at_k[1] == 1.0
     # an upload wins over a file of the same name in the folder
     (tmp_path / "upload.md").write_text("# Other\n\nNothing about refunds here.\n")
@@ -276,24 +280,25 @@ def test_table_headers_cover_a_row_question_and_are_charged_to_the_budget() -> N
     doc = load_document(text.encode(), name="plans.md")
     q = Query("t1", "plans.md", "How long for plan 30?", ("Refund window", "| Plan 30 | 30 days |"))
     ws = Workspace(None, documents={"plans.md": doc})
-    settings = ChunkSettings(splitter="structure", unit="tokens", size=64, overlap=0)
-    off = EvalConfig(settings, retriever="bm25", heading_prefix=False, merge=True)
-    on = EvalConfig(settings, retriever="bm25", heading_prefix=False, table_headers=True)
-    assert on.merges and on.describe()["table_headers"] is True
+    off = PLAIN.replace(
+        splitter="structure", unit="tokens", size=64, overlap=0, heading_prefix=False, merge=True
+    )
+    on = off.replace(table_headers=True)
     without = evaluate([q], ws, off, ks=[1], budgets=[1000])
     hit = without.results[0].chunk_spans[0]
     assert "| Plan 30 |" in text[hit[0] : hit[1]] and "Refund window" not in text[hit[0] : hit[1]]
     assert without.coverage_at_k[1] == 0.0
 
     header = (text.index("| Plan |"), text.index("\n|---"))
-    units = ws.doc_units("plans.md")
+    units = ws.retriever("plans.md", on).units
     cost = units.size(*hit) + units.size(*header)  # what the LLM gets: the row chunk and header
     with_headers = evaluate([q], ws, on, ks=[1], budgets=[cost, cost - 1])
     r = with_headers.results[0]
-    assert r.extra_spans is not None and r.extra_spans[0] == (header,)
+    assert r.at_k[1].headers == (header,)
     assert r.covered_at_k == {1: True}
     assert r.covered_at_budget == {cost - 1: False, cost: True}
-    assert with_headers.to_json()["per_query"][0]["hits"][0]["table_headers"] == [list(header)]
+    context = with_headers.to_json()["per_query"][0]["at_k"]["1"]["context"]
+    assert [header[0], hit[1]] in context or list(header) in context
 
 
 def test_bench_eval_slices_coverage_by_kind(tmp_path: Path) -> None:
@@ -312,9 +317,7 @@ def test_bench_eval_slices_coverage_by_kind(tmp_path: Path) -> None:
         Query("b", "refund-policy.md", "zzz", ("We answer within two working days.",)),
         Query("c", "refund-policy.md", "anything", ("this phrase is nowhere",)),  # not scored
     ]
-    report = evaluate(
-        queries, Workspace(SAMPLES), EvalConfig(retriever="bm25"), budgets=[512, 1024]
-    )
+    report = evaluate(queries, Workspace(SAMPLES), Config(retriever="bm25"), budgets=[512, 1024])
     covered = [r.covered_at_budget[512] for r in report.results[:2]]
     assert by_kind(report, kinds_of(path)) == {
         "rule": (
@@ -337,20 +340,21 @@ def test_carry_brings_the_exception_into_the_top_two() -> None:
         ("within seven days", "does not apply to downloaded materials"),
     )
     ws = Workspace(None, documents={"policy.md": doc})
-    settings = ChunkSettings(splitter="recursive", unit="words", size=10, overlap=0)
-    plain = EvalConfig(settings, retriever="bm25", heading_prefix=False, merge=True)
-    carried = EvalConfig(settings, retriever="bm25", heading_prefix=False, merge=True, carry=0.3)
-    assert carried.describe()["carry"] == 0.3 and plain.describe()["carry"] == 0.0
+    plain = PLAIN.replace(
+        splitter="recursive", unit="words", size=10, overlap=0, heading_prefix=False, merge=True
+    )
+    carried = plain.replace(carry=0.3)
+    assert carried.to_json()["carry"] == 0.3 and plain.to_json()["carry"] == 0.0
     without = evaluate([q], ws, plain, ks=[1, 2], budgets=[25])
     with_carry = evaluate([q], ws, carried, ks=[1, 2], budgets=[25])
     assert without.coverage_at_k == {1: 0.0, 2: 0.0}
     assert with_carry.coverage_at_k == {1: 0.0, 2: 1.0}
     # the rule and its exception touch, so the two hits cost one stretch of text
     assert with_carry.coverage_at_budget == {25: 1.0} and without.coverage_at_budget == {25: 0.0}
-    hit = with_carry.to_json()["per_query"][0]["hits"][1]
+    hit = with_carry.to_json(ws)["per_query"][0]["at_k"]["2"]["hits"][1]
     assert hit["carried"] > 0 and hit["score"] == pytest.approx(hit["carried"])  # all carried
     with pytest.raises(SettingsError, match="carry must be between 0 and 1"):
-        EvalConfig(settings, carry=-0.5)
+        plain.replace(carry=-0.5)
 
 
 def test_filling_the_budget_brings_the_exception_after_the_rule() -> None:
@@ -365,11 +369,11 @@ def test_filling_the_budget_brings_the_exception_after_the_rule() -> None:
     doc = load_document(text.encode(), name="policy.md")
     q = Query("r1", "policy.md", CARRY_QUESTION, ("within seven days", "downloaded materials"))
     ws = Workspace(None, documents={"policy.md": doc})
-    settings = ChunkSettings(splitter="recursive", unit="words", size=10, overlap=0)
-    plain = EvalConfig(settings, retriever="bm25", heading_prefix=False, merge=True)
-    filled = replace(plain, fill=True)
-    assert filled.merges and filled.describe()["fill"] is True and RECOMMENDED.fill
-    units = ws.doc_units("policy.md")
+    plain = PLAIN.replace(
+        splitter="recursive", unit="words", size=10, overlap=0, heading_prefix=False, merge=True
+    )
+    filled = plain.replace(fill=True)
+    units = ws.retriever("policy.md", filled).units
     # the rule is hit 1; the gift-card chunk, hit 2, does not fit. Filled, the rule's chunk
     # (at the document's start, so all the tokens left go after it) reaches the exception
     # once the budget holds the text up to the exception's end, and not one token before.
@@ -378,13 +382,13 @@ def test_filling_the_budget_brings_the_exception_after_the_rule() -> None:
     without = evaluate([q], ws, plain, ks=[1], budgets=budgets)
     with_fill = evaluate([q], ws, filled, ks=[1], budgets=budgets)
     r = with_fill.results[0]
-    assert [h.index for h in r.hits[:2]] == [0, 2]
+    assert [h.index for h in r.at_k[1].ranking[:2]] == [0, 2]
     assert without.results[0].covered_at_budget == {need - 1: False, need: False}
     assert r.covered_at_budget == {need - 1: False, need: True}
-    assert r.budget_context is not None
-    for b, spans in r.budget_context.items():
+    for b, answer in r.at_budget.items():
+        spans = answer.context
         assert spans[0][0] == 0 and sum(units.size(s, e) for s, e in spans) <= b
-    assert with_fill.to_json()["per_query"][0]["context_at_budget"] == {
-        str(b): [list(sp) for sp in spans] for b, spans in r.budget_context.items()
-    }
-    assert "context_at_budget" not in without.to_json()["per_query"][0]
+    assert {
+        b: a["context"] for b, a in with_fill.to_json()["per_query"][0]["at_budget"].items()
+    } == {str(b): [list(sp) for sp in a.context] for b, a in r.at_budget.items()}
+    assert not any(a.widened for a in without.results[0].at_budget.values())

@@ -2,8 +2,10 @@
 
 Each property is checked against a brute-force reference written here over character sets, so
 the library's bisections, interval unions and regular expressions are compared with the plain
-definitions in ``explorer/evidence.py`` and ``explorer/evaluation.py``. The number of examples
-comes from the hypothesis profile (``HYPOTHESIS_PROFILE=large`` for the on-demand run).
+definitions in ``explorer/retrieval/evidence.py`` and ``explorer/evaluation/coverage.py``. The
+answers the metrics are read from (the budget, k, fill) have their own properties in
+``test_answer_properties.py``. The number of examples comes from the hypothesis profile
+(``HYPOTHESIS_PROFILE=large`` for the on-demand run).
 """
 
 from __future__ import annotations
@@ -18,10 +20,9 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.splitters import Chunk
 from explorer.documents.model import Document
-from explorer.evaluation.evaluate import budget_cut, locate_evidence, score_query
-from explorer.evaluation.queries import Query
+from explorer.evaluation.coverage import char_metrics, holds
 from explorer.retrieval.context import ContextPiece, context_pieces, section_span, widen_to_budget
 from explorer.retrieval.evidence import Evidence, check, locate, union, verdict
 from explorer.retrieval.index import Hit
@@ -42,7 +43,8 @@ texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=4)), max_si
 phrases = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=3)), max_size=4).map("".join)
 
 FAMILIES = ("'‘’`", '"“”', "-‐‑–—")
-"""Characters the locator treats as one (the module docstring of ``explorer.evidence``)."""
+"""Characters the locator treats as one (the module docstring of
+``explorer.retrieval.evidence``)."""
 
 
 @lru_cache(maxsize=65536)
@@ -147,25 +149,8 @@ def test_what_the_properties_found() -> None:
     assert locate("a`b", "a'b") == [(0, 3)]
     # a phrase whose short occurrence is retrieved whole is covered and has recall 1, even
     # when a longer occurrence (more white space) has more characters retrieved
-    m = score_query(Q, [((0, 3), (5, 13))], [(0, 3), (5, 10)], [1, 1], ks=[2], budgets=[])
-    assert m["covered_at_k"][2] and m["recall_at_k"][2] == 1.0
-
-
-def test_a_merged_context_can_cost_less() -> None:
-    """Why the budget stops at the first overflow: a cost can fall as hits join.
-
-    "word" is one cl100k token. Chunked one character a chunk, hits "w" then "d" each carry it
-    (2 tokens); "o" and "r" join them into one piece (1 token). At a budget of 1 token only the
-    first hit fits, although the fourth prefix costs 1 again.
-    """
-    doc = make_doc("word")
-    chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=1, overlap=0))
-    spans = [(chunks[i].start, chunks[i].end) for i in (0, 3, 1, 2)]
-    units = get_measure("tokens").units(doc.text)
-    costs = [sum(units.size(s, e) for s, e in union(spans[:n])) for n in range(1, 5)]
-    assert costs == [1, 2, 2, 1]
-    m = score_query(Q, [((3, 4),)], spans, [1, 1, 1, 1], ks=[4], budgets=[1], costs=costs)
-    assert m["covered_at_budget"] == {1: False}  # "d" is the second hit: over the budget
+    located, retrieved = [((0, 3), (5, 13))], [(0, 3), (5, 10)]
+    assert holds(located, retrieved) and char_metrics(located, retrieved)[0] == 1.0
 
 
 # --------------------------------------------------------------------------- the locator
@@ -239,9 +224,10 @@ def test_a_phrase_absent_from_the_text_is_not_found_and_never_counted(
     assert not r.found and not r.covered and not r.cut_by_boundary
     assert r.chunk_ids == () and r.best_rank is None
     assert verdict([r]).startswith("unchecked: ")
-    # in the metrics: neither a hit nor a miss
-    q = Query("q", "d", "x", (phrase,))
-    assert locate_evidence(q, text) == ((),)
+    # in the metrics: neither a hit nor a miss (a query of such phrases is not scored)
+    located, context = [r.spans], [(0, len(text))]
+    assert located == [()] and not any(located)
+    assert not holds(located, context) and char_metrics(located, context) == (0.0, 0.0, 0.0)
 
 
 # --------------------------------------------------------------------------- the check
@@ -349,24 +335,20 @@ def test_evidence_straddling_chunks_is_covered_only_when_all_of_them_are_retriev
 
 
 @st.composite
-def scoring_cases(
-    draw: st.DrawFn, min_spans: int = 0
-) -> tuple[list[tuple[Span, ...]], list[Span], list[int], list[int], list[int]]:
-    """Located evidence, ranked context spans (overlaps and repeats allowed), token counts, ks
-    and budgets over a document of up to 60 characters."""
+def scoring_cases(draw: st.DrawFn, min_spans: int = 0) -> Case:
+    """Located evidence, ranked retrieved spans (overlaps and repeats allowed) and ks over a
+    document of up to 60 characters."""
     length = draw(st.integers(1, 60))
     span = st.integers(0, length - 1).flatmap(
         lambda s: st.integers(s + 1, length).map(lambda e: (s, e))
     )
     located = draw(st.lists(st.lists(span, max_size=3).map(tuple), max_size=4))
     spans = draw(st.lists(span, min_size=min_spans, max_size=8))
-    tokens = draw(st.lists(st.integers(0, 50), min_size=len(spans), max_size=len(spans)))
     ks = draw(st.lists(st.integers(1, 10), min_size=1, max_size=4, unique=True))
-    budgets = draw(st.lists(st.integers(0, 200), max_size=4, unique=True))
-    return located, spans, tokens, ks, budgets
+    return located, spans, ks
 
 
-Case = tuple[list[tuple[Span, ...]], list[Span], list[int], list[int], list[int]]
+Case = tuple[list[tuple[Span, ...]], list[Span], list[int]]
 
 
 def ref_covered(located: Sequence[Sequence[Span]], spans: Sequence[Span]) -> bool:
@@ -395,122 +377,72 @@ def ref_metrics(
     return recall, precision, iou
 
 
-Q = Query("q", "d", "x", ())
-
-
-@given(case=scoring_cases(), data=st.data())
-def test_extra_spans_count_as_retrieved_text_of_their_hit(case: Case, data: st.DataObject) -> None:
-    """A hit's extra spans (a table's header rows) are scored as if they were more retrieved
-    spans of that hit: coverage, recall, precision and IoU over the hits' spans and extras."""
-    located, spans, tokens, ks, _ = case
-    length = max([e for s, e in spans] + [e for occ in located for _, e in occ] + [1])
-    span = st.integers(0, length - 1).flatmap(
-        lambda s: st.integers(s + 1, length).map(lambda e: (s, e))
-    )
-    extra = [data.draw(st.lists(span, max_size=2).map(tuple)) for _ in spans]
-    m = score_query(Q, located, spans, tokens, ks=ks, budgets=[], extra_spans=extra)
+@given(case=scoring_cases())
+def test_metrics_agree_with_the_definitions_over_character_sets(case: Case) -> None:
+    """``holds`` and ``char_metrics`` over the top k retrieved spans (a hit's header rows are
+    more retrieved spans of it, see ``test_answer_properties``) match the definitions."""
+    located, spans, ks = case
     for k in ks:
-        flat = [*spans[:k], *(sp for x in extra[:k] for sp in x)]
-        recall, precision, iou = ref_metrics(located, flat)
-        assert m["covered_at_k"][k] == ref_covered(located, flat)
-        assert m["recall_at_k"][k] == pytest.approx(recall)
-        assert m["precision_at_k"][k] == pytest.approx(precision)
-        assert m["iou_at_k"][k] == pytest.approx(iou)
-    if not any(extra):
-        assert m == score_query(Q, located, spans, tokens, ks=ks, budgets=[])
+        retrieved = spans[:k]
+        recall, precision, iou = ref_metrics(located, retrieved)
+        got = char_metrics(located, retrieved)
+        assert got == pytest.approx((recall, precision, iou))
+        assert holds(located, retrieved) == ref_covered(located, retrieved)
+        for value in got:
+            assert 0.0 <= value <= 1.0
+        assert got[2] <= min(got[0], got[1]) + 1e-12
+        if any(located):
+            # covered exactly when every evidence character is retrieved
+            assert holds(located, retrieved) == (got[0] == 1.0)
 
 
 @given(case=scoring_cases())
-def test_metrics_agree_with_the_definitions_over_character_sets(case: Case) -> None:
-    located, spans, tokens, ks, budgets = case
-    m = score_query(Q, located, spans, tokens, ks=ks, budgets=budgets)
-    for k in ks:
-        recall, precision, iou = ref_metrics(located, spans[:k])
-        assert m["recall_at_k"][k] == pytest.approx(recall)
-        assert m["precision_at_k"][k] == pytest.approx(precision)
-        assert m["iou_at_k"][k] == pytest.approx(iou)
-        assert m["covered_at_k"][k] == ref_covered(located, spans[:k])
-        for value in (recall, precision, iou):
-            assert 0.0 <= value <= 1.0
-        assert iou <= min(recall, precision) + 1e-12
-        if any(located):
-            # covered exactly when every evidence character is retrieved
-            assert m["covered_at_k"][k] == (m["recall_at_k"][k] == 1.0)
-    for b in budgets:
-        assert m["covered_at_budget"][b] == ref_covered(located, spans[: budget_cut(tokens, b)])
-
-
-def ref_budget_cut(tokens: Sequence[int], budget: int) -> int:
-    """The longest prefix of the ranking whose token sum fits the budget."""
-    return max(n for n in range(len(tokens) + 1) if sum(tokens[:n]) <= budget)
-
-
-@given(tokens=st.lists(st.integers(0, 100), max_size=12), budget=st.integers(0, 600))
-def test_budget_cut_takes_hits_in_rank_order_while_they_fit(tokens: list[int], budget: int) -> None:
-    n = budget_cut(tokens, budget)
-    assert n == ref_budget_cut(tokens, budget)
-    assert sum(tokens[:n]) <= budget
-    assert n == len(tokens) or sum(tokens[: n + 1]) > budget
-    assert budget_cut(tokens, budget + 1) >= n
-
-
-@given(case=scoring_cases(), data=st.data())
-def test_coverage_never_falls_as_k_or_the_budget_grows(case: Case, data: st.DataObject) -> None:
-    located, spans, tokens, _, _ = case
-    ks = list(range(1, len(spans) + 2))
-    budgets = sorted({0, 10_000, *itertools.accumulate(tokens)})
-    # costs as evaluate passes them: the tokens of the first n hits' merged context (cut short
-    # past the largest budget). They can fall: see test_a_merged_context_can_cost_less.
-    costs = data.draw(st.lists(st.integers(0, 200), max_size=len(spans)))
-    budgets = sorted({*budgets, *costs})
-    for given_costs in (None, costs):
-        m = score_query(Q, located, spans, tokens, ks=ks, budgets=budgets, costs=given_costs)
-        at_k = [m["covered_at_k"][k] for k in ks]
-        recalls = [m["recall_at_k"][k] for k in ks]
-        at_b = [m["covered_at_budget"][b] for b in sorted(budgets)]
-        assert all(b or not a for a, b in itertools.pairwise(at_k))
-        if sum(1 for occ in located if occ) == 1:
-            # one phrase: its best share retrieved can only grow. (Several phrases need not:
-            # one may move to an occurrence outside another's, growing the evidence total.)
-            assert all(b >= a for a, b in itertools.pairwise(recalls))
-        assert all(b or not a for a, b in itertools.pairwise(at_b))
-    for b in budgets:
-        # the longest run of hits, from the first, whose every context fits the budget
-        fits = max(n for n in range(len(costs) + 1) if all(c <= b for c in costs[:n]))
-        m = score_query(Q, located, spans, tokens, ks=[1], budgets=[b], costs=costs)
-        assert m["covered_at_budget"][b] == ref_covered(located, spans[:fits])
+def test_coverage_never_falls_as_more_is_retrieved(case: Case) -> None:
+    """Over longer prefixes of the ranking coverage never falls, nor (one phrase) recall. The
+    answers' prefixes (at every k, at every budget) are in ``test_answer_properties``."""
+    located, spans, _ = case
+    prefixes = [spans[:n] for n in range(len(spans) + 1)]
+    covered = [holds(located, p) for p in prefixes]
+    recalls = [char_metrics(located, p)[0] for p in prefixes]
+    assert all(b or not a for a, b in itertools.pairwise(covered))
+    if sum(1 for occ in located if occ) == 1:
+        # one phrase: its best share retrieved can only grow. (Several phrases need not: one
+        # may move to an occurrence outside another's, growing the evidence total.)
+        assert all(b >= a for a, b in itertools.pairwise(recalls))
 
 
 @given(case=scoring_cases(min_spans=1), data=st.data())
 def test_repeated_retrieved_text_lowers_precision_not_recall(
     case: Case, data: st.DataObject
 ) -> None:
-    located, spans, tokens, _, _ = case
+    located, spans, _ = case
     k = data.draw(st.integers(1, len(spans)))
     again = data.draw(st.sampled_from(spans[:k]))
     twice = [*spans[:k], again]
-    one = score_query(Q, located, spans[:k], tokens[:k], ks=[k], budgets=[])
-    two = score_query(Q, located, twice, [*tokens[:k], 0], ks=[k + 1], budgets=[])
-    assert two["recall_at_k"][k + 1] == pytest.approx(one["recall_at_k"][k])
-    assert two["covered_at_k"][k + 1] == one["covered_at_k"][k]
-    p1, p2 = one["precision_at_k"][k], two["precision_at_k"][k + 1]
+    one, two = char_metrics(located, spans[:k]), char_metrics(located, twice)
+    assert two[0] == pytest.approx(one[0])
+    assert holds(located, twice) == holds(located, spans[:k])
+    p1, p2 = one[1], two[1]
     assert p2 < p1 if p1 > 0 else p2 == 0
-    assert two["iou_at_k"][k + 1] <= one["iou_at_k"][k] + 1e-12
+    assert two[2] <= one[2] + 1e-12
 
 
 @given(case=scoring_cases(), where=st.integers(0, 4))
 def test_evidence_that_was_not_located_changes_no_metric(case: Case, where: int) -> None:
-    located, spans, tokens, ks, budgets = case
+    located, spans, ks = case
     with_absent = [*located[:where], (), *located[where:]]
-    assert score_query(Q, with_absent, spans, tokens, ks=ks, budgets=budgets) == score_query(
-        Q, located, spans, tokens, ks=ks, budgets=budgets
-    )
+    for k in (0, *ks):
+        assert holds(with_absent, spans[:k]) == holds(located, spans[:k])
+        assert char_metrics(with_absent, spans[:k]) == char_metrics(located, spans[:k])
 
 
-@given(text=texts, data=st.data())
-def test_locate_evidence_keeps_a_given_span_only_when_it_is_an_occurrence(
-    text: str, data: st.DataObject
+@given(text=texts, blanks=st.lists(st.sampled_from(["", " ", "\n"]), max_size=2), data=st.data())
+def test_a_known_span_is_kept_only_when_it_is_an_occurrence(
+    text: str, blanks: list[str], data: st.DataObject
 ) -> None:
+    """``check(..., known=)``: a query set's span is the phrase's only occurrence when it is one
+    of them, else the phrase is searched for; ``known`` lines up with the phrases as given,
+    blank ones included."""
     phrase = data.draw(phrase_lists(text).filter(bool))[0]
     assume(phrase.strip())
     occurrences = tuple(locate(phrase, text))
@@ -520,10 +452,18 @@ def test_locate_evidence_keeps_a_given_span_only_when_it_is_an_occurrence(
             st.tuples(st.integers(0, len(text)), st.integers(0, len(text) + 2)),
         )
     )
-    q = Query("q", "d", "x", (phrase,), spans=(given_span,))
+    chunks = make_chunks(text, [(0, len(text))]) if text else []
     expected = (given_span,) if given_span in occurrences else occurrences
-    assert locate_evidence(q, text) == (expected,)
-    assert locate_evidence(Query("q", "d", "x", (phrase,)), text) == (occurrences,)
+
+    def spans(known: Sequence[Span | None]) -> list[tuple[Span, ...]]:
+        found = check([*blanks, phrase], text, chunks, [], context=[], known=known)
+        return [r.spans for r in found]
+
+    assert spans([*([None] * len(blanks)), given_span]) == [expected]
+    assert spans([*([None] * len(blanks)), None]) == [occurrences]
+    assert spans([]) == [occurrences]
+    if blanks:  # a span given for a blank phrase is nobody's
+        assert spans([given_span] * len(blanks)) == [occurrences]
 
 
 # --------------------------------------------------------------------------- context pieces
@@ -711,33 +651,3 @@ def test_widening_to_a_budget_keeps_the_hits_and_the_budget(text: str, data: st.
 def chunkings_of(length: int) -> list[Span]:
     """Every span of a text of ``length`` characters up to 8 long (candidates for hits)."""
     return [(s, e) for s in range(length) for e in range(s + 1, min(length, s + 8) + 1)]
-
-
-@given(case=scoring_cases(), data=st.data())
-def test_filling_the_budget_never_uncovers_a_question(case: Case, data: st.DataObject) -> None:
-    """With ``widen``, each budget's context holds the hits that fit it and coverage at every
-    budget is at least what it is without; a widen that adds nothing changes nothing."""
-    located, spans, tokens, ks, budgets = case
-    costs = data.draw(st.lists(st.integers(0, 200), max_size=len(spans)))
-    extra = data.draw(st.lists(st.integers(0, 30), min_size=2, max_size=2))
-
-    def wider(context: Sequence[Span], budget: int) -> list[Span]:
-        return union([(max(0, s - extra[0]), e + extra[1]) for s, e in context])
-
-    def same(context: Sequence[Span], budget: int) -> list[Span]:
-        return union(context)
-
-    plain = score_query(Q, located, spans, tokens, ks=ks, budgets=budgets, costs=costs)
-    filled = score_query(
-        Q, located, spans, tokens, ks=ks, budgets=budgets, costs=costs, widen=wider
-    )
-    for b in budgets:
-        assert filled["covered_at_budget"][b] >= plain["covered_at_budget"][b]
-        fits = max(n for n in range(len(costs) + 1) if all(c <= b for c in costs[:n]))
-        assert union([*filled["context_at_budget"][b], *spans[:fits]]) == union(
-            filled["context_at_budget"][b]
-        )
-    unchanged = score_query(
-        Q, located, spans, tokens, ks=ks, budgets=budgets, costs=costs, widen=same
-    )
-    assert unchanged["covered_at_budget"] == plain["covered_at_budget"]

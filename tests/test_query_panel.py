@@ -282,7 +282,7 @@ def test_the_heading_prefix_changes_what_is_retrieved(bm25: AppTest) -> None:
     assert [h.index for h in plain] != [h.index for h in prefixed]
     question_box(bm25).set_value(question).run()
     assert list(hits_table(bm25)["chunk"]) == [h.index for h in plain]
-    bm25.toggle(key="prefix").set_value(True).run()
+    bm25.toggle(key="heading_prefix").set_value(True).run()
     assert_no_exception(bm25)
     assert list(hits_table(bm25)["chunk"]) == [h.index for h in prefixed]
 
@@ -667,7 +667,7 @@ PHOTOS = "Attach two photos of the box and its label"
 
 def test_carry_lifts_the_chunk_after_a_strong_hit() -> None:
     at = open_app(retriever="bm25", splitter="sentence", unit="words", size=15, overlap=0, k=2)
-    assert at.toggle(key="carry").value is True  # on from the start
+    assert at.slider(key="carry").value == CARRY  # on from the start
     upload(at, "returns.md", RETURNS.encode())
     evidence_box(at, "returns.md").set_value(PHOTOS).run()
     question_box(at, "returns.md").set_value(RETURNS_QUESTION).run()
@@ -683,7 +683,7 @@ def test_carry_lifts_the_chunk_after_a_strong_hit() -> None:
         "Complete: every evidence phrase is inside the retrieved text"
     ]
 
-    at.toggle(key="carry").set_value(False).run()
+    at.slider(key="carry").set_value(0.0).run()
     assert_no_exception(at)
     table = hits_table(at)
     assert "carried" not in table.columns
@@ -703,7 +703,7 @@ and filling it takes in part of it, not all."""
 def test_fill_to_budget_brings_the_phrase_just_past_the_top_hit() -> None:
     at = open_app(retriever="bm25", splitter="sentence", unit="words", size=15, overlap=0, k=1)
     assert at.toggle(key="fill").value is DEMO.fill  # off at the start: the demo fails at once
-    assert at.selectbox(key="budget").disabled
+    assert at.selectbox(key="budget").value == DEMO.budget
     upload(at, "returns.md", LONG_RETURNS.encode())
     evidence_box(at, "returns.md").set_value(PHOTOS).run()
     question_box(at, "returns.md").set_value(RETURNS_QUESTION).run()

@@ -11,9 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.chunking.splitters import ChunkSettings, embedded_text, semantic_breaks, split
+from explorer.chunking.splitters import (
+    ChunkSettings,
+    chunks_from_texts,
+    embedded_text,
+    semantic_breaks,
+    split,
+)
 from explorer.errors import SettingsError
-from explorer.evaluation.evaluate import chunks_from_texts
 from explorer.retrieval import evidence
 from explorer.retrieval.embeddings import BUNDLED_SHA256, file_sha256, verified_bundled_dir
 from explorer.retrieval.index import CARRY, ChunkIndex, Hit
@@ -43,10 +48,10 @@ def test_bundled_model_is_the_official_file_and_loads_offline(model_embedder) ->
 def test_embedding_cache_never_re_embeds_a_text(model_embedder) -> None:  # type: ignore[no-untyped-def]
     before = model_embedder.encoded
     texts = ["alpha unique text 1", "beta unique text 2", "alpha unique text 1"]
-    seen: list[tuple[int, int]] = []
-    model_embedder.embed(texts, progress=lambda d, t: seen.append((d, t)))
+    seen: list[tuple[float, str]] = []
+    model_embedder.embed(texts, progress=lambda f, m: seen.append((f, m)))
     assert model_embedder.encoded - before == 2  # the duplicate is embedded once
-    assert seen[0] == (0, 2) and seen[-1] == (2, 2)
+    assert seen[0] == (0.0, "0 of 2") and seen[-1] == (1.0, "2 of 2")
     model_embedder.embed(texts[:2])
     assert model_embedder.encoded - before == 2
 

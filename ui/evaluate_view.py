@@ -11,7 +11,7 @@ from explorer.chunking.splitters import Chunk
 from explorer.config import Config
 from explorer.errors import QuerySetError
 from explorer.evaluation.compare import compare_boundaries
-from explorer.evaluation.evaluate import EvalReport, summary_row
+from explorer.evaluation.coverage import EvalReport, summary_row
 from explorer.evaluation.queries import CORE, read_query_set
 from ui.render import PALETTE, Marker
 from ui.view import state_of
@@ -222,5 +222,5 @@ def from_editor(
 
 
 def sweep_rows(reports: Sequence[EvalReport]) -> list[dict[str, Any]]:
-    """One row per sweep cell: its number, then :func:`explorer.evaluation.evaluate.summary_row`."""
+    """One row per sweep cell: its number, then :func:`explorer.evaluation.coverage.summary_row`."""
     return [{"cell": n, **summary_row(r)} for n, r in enumerate(reports)]

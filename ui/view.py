@@ -21,7 +21,13 @@ from explorer import resources
 from explorer.answer import Answer
 from explorer.chunking.diagnostics import Diagnosis, issue
 from explorer.chunking.measures import DEFAULT_ENCODING, get_measure
-from explorer.chunking.splitters import RECURSIVE_LEVELS, SEMANTIC_PERCENTILE, Chunk, embedded_text
+from explorer.chunking.splitters import (
+    RECURSIVE_LEVELS,
+    SEMANTIC_PERCENTILE,
+    Chunk,
+    ChunkSettings,
+    embedded_text,
+)
 from explorer.config import FLAT_KEYS, Config
 from explorer.documents.load import documents_in
 from explorer.documents.model import Document
@@ -521,6 +527,18 @@ class Demo:
     k: int
     budget: int | None
     hint: str
+
+    @property
+    def settings(self) -> ChunkSettings:
+        return self.config.chunking
+
+    @property
+    def retriever(self) -> str:
+        return self.config.retriever
+
+    @property
+    def fill(self) -> bool:
+        return self.config.fill
 
 
 DEMO = Demo(

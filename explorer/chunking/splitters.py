@@ -115,8 +115,10 @@ class ChunkSettings:
             )
         if isinstance(self.percentile, bool) or not 1 <= self.percentile <= 99:
             raise SettingsError(f"percentile must be from 1 to 99, got {self.percentile!r}")
-        if self.unit == "tokens":
-            get_measure("tokens", self.encoding)  # an unknown encoding fails now, not later
+        if self.unit == "tokens" and self.encoding != DEFAULT_ENCODING:
+            # an unknown or unloadable encoding fails now, not later (the default one is bundled
+            # and loads on first use, so making settings stays cheap)
+            get_measure("tokens", self.encoding)
 
     @property
     def measure(self) -> Measure:

@@ -17,7 +17,7 @@ from typing import Any
 
 from explorer.chunking.splitters import Chunk
 from explorer.errors import SettingsError
-from explorer.evaluation.evaluate import EvalReport, QueryResult, Workspace
+from explorer.evaluation.coverage import EvalReport, QueryResult, Workspace
 from explorer.retrieval.context import Span
 
 
