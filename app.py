@@ -767,7 +767,7 @@ with detail_col:
         st.subheader(f"Chunk #{c.index}", anchor=False)
         rank_note = next(
             (
-                f"; ranked {pipeline.ordinal(h.rank)} for the question"
+                f"; ranked {evidence.ordinal(h.rank)} for the question"
                 for h in ranking
                 if h.index == selected
             ),

@@ -35,6 +35,7 @@ recursive splitter (at 128 cl100k tokens for (a); at 80 for (b), since the corpu
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import json
 import statistics
@@ -45,11 +46,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.splitters import Chunk, ChunkSettings, embedded_text, split
 from explorer.documents.load import load_path
 from explorer.documents.model import Document
 from explorer.retrieval.embeddings import BUNDLED, Embedder, load_model
-from explorer.retrieval.index import RETRIEVERS, ChunkIndex, embedded_text
+from explorer.retrieval.index import RETRIEVERS, ChunkIndex
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
@@ -187,7 +188,7 @@ def query_time(
 
 def hit_rates() -> None:
     doc = load_path(CORPUS / HIT_RATE_DOC)
-    steps = [
+    steps: list[tuple[str, ChunkSettings, dict[str, Any]]] = [
         (
             "recursive, tokens 256 → 257",
             ChunkSettings("recursive", "tokens", 256, overlap=0),
@@ -219,7 +220,7 @@ def hit_rates() -> None:
     for label, before, change in steps:
         emb = Embedder(BUNDLED)
         emb.embed([embedded_text(c, heading_prefix=False) for c in split(doc, before)])
-        after = ChunkSettings(**{**_fields(before), **change})
+        after = dataclasses.replace(before, **change)
         texts = [embedded_text(c, heading_prefix=False) for c in split(doc, after)]
         cached = sum(emb.cached(t) for t in set(texts))
         unique = len(set(texts))
@@ -230,18 +231,6 @@ def hit_rates() -> None:
             f"{new_s / all_s:>7.0%}"
         )
     print("cached: chunk texts of the new cut already embedded; 'vs all': time vs embedding all")
-
-
-def _fields(s: ChunkSettings) -> dict[str, Any]:
-    return {
-        "splitter": s.splitter,
-        "unit": s.unit,
-        "size": s.size,
-        "overlap": s.overlap,
-        "encoding": s.encoding,
-        "separators": s.separators,
-        "percentile": s.percentile,
-    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -618,7 +618,7 @@ def show_boundaries(ra: EvalReport, rb: EvalReport, rows: list[dict[str, Any]]) 
     )
     st.html(render.marker_legend(evaluate_view.LEGEND))
     spans = ",".join(f"{h.start}-{h.end}" for h in evidence)
-    key = "|".join([doc.sha256, ra.config.settings.key(), rb.config.settings.key(), spans])
+    key = "|".join([doc.sha256, ra.config.chunking.key(), rb.config.chunking.key(), spans])
     key = hashlib.sha256(key.encode()).hexdigest()
     if doc.kind == "pdf":
         st.radio("PDF view", ["Page image", "Extracted text"], key="ab_pdf_view", horizontal=True)
@@ -874,7 +874,7 @@ if tab_sweep.open:
             reports = sweep["reports"]
             first = reports[0]
             st.caption(
-                f"{first.config.settings.splitter}, {first.config.retriever}: "
+                f"{first.config.chunking.splitter}, {first.config.retriever}: "
                 f"{n_of(len(reports), 'cell')} × {n_of(len(first.results), 'question')} in "
                 f"{sweep['seconds']:.1f} s"
             )
@@ -911,7 +911,7 @@ if tab_sweep.open:
             )
 
             def cell_label(n: int) -> str:
-                s = reports[n].config.settings
+                s = reports[n].config.chunking
                 return (
                     f"cell {n}: size {s.size}, overlap {s.overlap} — coverage@{k} "
                     f"{pct(reports[n].coverage_at_k[k])}, {reports[n].chunks:,} chunks"

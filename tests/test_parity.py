@@ -9,9 +9,9 @@ its largest k (more hits than any of these budgets holds).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer.cli import main
 from explorer.config import Config
 from tests.conftest import REPO, SAMPLES
 from ui import view
@@ -94,11 +95,12 @@ def app_answer(case: Case) -> dict[str, Any]:
 
 
 def cli(*args: str) -> dict[str, Any]:
-    res = subprocess.run(
-        [sys.executable, "-m", "explorer", *args], capture_output=True, timeout=600, check=False
-    )
-    assert res.returncode == 0, res.stderr.decode()
-    out: dict[str, Any] = json.loads(res.stdout)
+    """``python -m explorer ARGS`` in this process (the model loads once for every case); the
+    command line's own process is tested in tests/test_cli.py."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(list(args)) == 0
+    out: dict[str, Any] = json.loads(printed.getvalue())
     return out
 
 
@@ -152,7 +154,7 @@ def test_app_query_and_eval_give_the_same_answer(case: Case, tmp_path: Path) -> 
                     "evidence": list(case.evidence),
                 }
             ]
-        )  # fmt: skip
+        )
     )
     points = ["--k", str(case.k)] if case.budget is None else ["--budget", str(case.budget)]
     report = cli(
