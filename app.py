@@ -671,8 +671,10 @@ else:
 highlights += marks
 view_key = f"{view}|{highlights_key(highlights)}"
 
-doc_col, detail_col = st.columns([3, 2], gap="large")
-with doc_col:
+# the view and the chunk picker above the document; the document takes the width, and shares it
+# with the chunk's details only while a chunk is selected
+view_col, pick_col = st.columns([3, 2], vertical_alignment="bottom", gap="large")
+with view_col:
     if ranking:
         st.radio(
             "Show on the document",
@@ -685,6 +687,30 @@ with doc_col:
         )
     else:
         st.caption("Every chunk in its own colour. Ask a question to see its hits or a heat map.")
+with pick_col:
+    options = shown if selected is None or selected in shown else sorted([selected, *shown])
+    # a fresh picker for each document and settings: the browser never sends back a label
+    # from other chunks; the choice itself lives in state.chunk
+    options_key = f"{doc_key}|{chunking_key}|{state.heading_prefix}|{state.only_flagged}"
+    picker = "pick_" + hashlib.sha256(options_key.encode()).hexdigest()[:12]
+    state[picker] = selected
+    st.selectbox(
+        "Selected chunk",
+        options,
+        key=picker,
+        placeholder="Pick a chunk to outline it and see its details",
+        format_func=lambda i: pipeline.chunk_label(chunks[i]),
+        on_change=on_chunk,
+        args=(pages, picker),
+    )
+    if selected is None:
+        st.caption("Pick a chunk here, on a hit's button or in the table below to see its details.")
+detail_col: DeltaGenerator | None = None
+if selected is None:
+    doc_col = st.container(key="doc_area")
+else:
+    doc_col, detail_col = st.columns([2, 1], gap="large")
+with doc_col:
     if view == "Heat":
         st.html(pipeline.heat_legend_html(ranking))
     if view == "Chunks" and state.only_flagged and not shown:
@@ -743,25 +769,8 @@ with doc_col:
         if selected is not None:  # our own script, no document content: bring the chunk into view
             st.html(pipeline.scroll_script(selected), unsafe_allow_javascript=True)
 
-with detail_col:
-    options = shown if selected is None or selected in shown else sorted([selected, *shown])
-    # a fresh picker for each document and settings: the browser never sends back a label
-    # from other chunks; the choice itself lives in state.chunk
-    options_key = f"{doc_key}|{chunking_key}|{state.heading_prefix}|{state.only_flagged}"
-    picker = "pick_" + hashlib.sha256(options_key.encode()).hexdigest()[:12]
-    state[picker] = selected
-    st.selectbox(
-        "Selected chunk",
-        options,
-        key=picker,
-        placeholder="Pick a chunk to outline it and see its details",
-        format_func=lambda i: pipeline.chunk_label(chunks[i]),
-        on_change=on_chunk,
-        args=(pages, picker),
-    )
-    if selected is None:
-        st.caption("Pick a chunk here or in the table below to see its details.")
-    else:
+if detail_col is not None and selected is not None:
+    with detail_col:
         c = chunks[selected]
         issues = diagnosis.issues[selected]
         st.subheader(f"Chunk #{c.index}", anchor=False)

@@ -142,7 +142,10 @@ def test_a_b_shows_the_refund_question_flipping() -> None:
     for key, value in QUICK.items():
         at.session_state[key] = value
     at.session_state["query_set"] = [REFUND]
-    set_side(at, "A", splitter="fixed", unit="chars", size=40, overlap=0, retriever="bm25")
+    set_side(
+        at, "A", splitter="fixed", unit="chars", size=40, overlap=0, retriever="bm25", carry=0.0,
+        merge=False,
+    )  # fmt: skip
     set_side(at, "B", splitter="structure", unit="tokens", size=256, overlap=0, retriever="bm25")
     at.run()
     assert_ok(at)
@@ -235,9 +238,9 @@ def test_changed_settings_after_a_run_are_flagged() -> None:
 
 def test_an_impossible_configuration_is_one_error() -> None:
     at = open_page(query_set=[REFUND])
-    at.number_input(key="ab_A_overlap").set_value(500).run()  # above the size, 128
+    at.number_input(key="ab_A_overlap").set_value(500).run()  # above the size, 256
     assert_ok(at, errors=1)
-    assert "overlap (500) must be smaller than size (128)" in at.error[0].value
+    assert "overlap (500) must be smaller than size (256)" in at.error[0].value
     assert at.button(key="ab_run").disabled
 
 
@@ -510,7 +513,10 @@ def test_a_question_added_on_the_main_page_about_an_upload_runs_here() -> None:
 
     at.switch_page("pages/evaluate.py")
     at.session_state["eval_docs"] = ["returns.md"]
-    set_side(at, "A", splitter="fixed", unit="chars", size=40, overlap=0, retriever="bm25")
+    set_side(
+        at, "A", splitter="fixed", unit="chars", size=40, overlap=0, retriever="bm25", carry=0.0,
+        merge=False,
+    )  # fmt: skip
     set_side(at, "B", splitter="structure", unit="tokens", size=256, overlap=0, retriever="bm25")
     at.run()
     assert_ok(at)

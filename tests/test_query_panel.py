@@ -12,17 +12,20 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer.answer import Retriever
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import ChunkSettings, split
+from explorer.config import Config
 from explorer.documents.load import load_document, load_path
 from explorer.retrieval import evidence
 from explorer.retrieval.context import ContextPiece, context_pieces, context_tokens, widen_to_budget
 from explorer.retrieval.index import CARRY, ChunkIndex, Hit
-from tests.conftest import REPO, SAMPLES, make_chunks
+from tests.conftest import REPO, SAMPLES, make_chunks, make_doc
 from tests.test_app import APP, FIRST, doc_html, errors, open_app, picker, upload
 from ui import render
 from ui import view as pipeline
@@ -492,59 +495,77 @@ def piece(start: int, end: int, rank: int = 1) -> ContextPiece:
     return ContextPiece(start, end, (rank,), (rank - 1,))
 
 
+def filled(text: str, spans: list[tuple[int, int]], order: list[int], **config: Any) -> Retriever:
+    """A retriever over ``text`` cut at ``spans``, counting one unit a character (easy to count),
+    with fill on; :func:`ranked` gives the ranking ``order`` (chunk indices, best first)."""
+    doc = make_doc(text)
+    settings = Config(retriever="bm25", carry=0.0, table_headers=False, fill=True, **config)
+    units = get_measure("chars").units(text)
+    return Retriever(doc, settings, chunks=make_chunks(text, spans), units=units)
+
+
+def ranked(order: list[int]) -> list[Hit]:
+    return [Hit(r + 1, i, 1.0 / (r + 1), "bm25") for r, i in enumerate(order)]
+
+
 def test_fill_widens_the_pieces_evenly_within_the_budget() -> None:
-    units = get_measure("chars").units(ALPHABET)  # one unit a character: easy to count
+    cuts = [(0, 10), (10, 14), (14, 20), (20, 22), (22, 26)]
+    ready = filled(ALPHABET, cuts, [1])
     # 4 characters of a 10-character budget: 3 more before, 3 more after
-    filled = pipeline.filled_context([piece(10, 14)], units, 10)
-    assert filled == pipeline.FilledContext(
-        spans=((7, 17),), tokens=10, budget=10, over=False, widened=True, whole=False
-    )
+    answer = ready.answer("q", k=1, budget=10, ranking=ranked([1, 0, 2, 3, 4]))
+    assert (answer.context, answer.tokens, answer.widened) == (((7, 17),), 10, True)
     # two stretches share what is left: 8 characters, 4 each, 2 on either side
-    filled = pipeline.filled_context([piece(10, 12), piece(20, 22, 2)], units, 12)
-    assert (filled.spans, filled.tokens) == (((8, 14), (18, 24)), 12)
+    two = filled(ALPHABET, [(0, 10), (10, 12), (12, 20), (20, 22), (22, 26)], [1, 3])
+    answer = two.answer("q", k=2, budget=12, ranking=ranked([1, 3, 0, 2, 4]))
+    assert (answer.context, answer.tokens) == (((8, 14), (18, 24)), 12)
+    assert all(any(s <= p.start and p.end <= e for s, e in answer.context) for p in answer.pieces)
     # at the document's start the side that cannot take its half gives it to the other
-    filled = pipeline.filled_context([piece(1, 5)], units, 10)
-    assert (filled.spans, filled.tokens) == (((0, 10),), 10)
-    # a budget beyond the document takes it all
-    filled = pipeline.filled_context([piece(10, 14)], units, 100)
-    assert (filled.spans, filled.tokens, filled.whole) == (((0, 26),), 26, True)
-    for pieces, budget in (([piece(10, 14)], 10), ([piece(10, 12), piece(20, 22, 2)], 12)):
-        spans = pipeline.filled_context(pieces, units, budget).spans
-        assert all(any(s <= p.start and p.end <= e for s, e in spans) for p in pieces)
-
-
-def test_fill_adds_nothing_over_the_budget_and_says_so() -> None:
-    units = get_measure("chars").units(ALPHABET)
-    over = pipeline.filled_context([piece(0, 8), piece(6, 14, 2)], units, 10)
-    assert over == pipeline.FilledContext(
-        spans=((0, 14),), tokens=14, budget=10, over=True, widened=False, whole=False
+    start = filled(ALPHABET, [(0, 1), (1, 5), (5, 26)], [1])
+    answer = start.answer("q", k=1, budget=10, ranking=ranked([1, 0, 2]))
+    assert (answer.context, answer.tokens) == (((0, 10),), 10)
+    # a budget beyond the document takes it all, and the note says so
+    answer = ready.answer("q", k=1, budget=100, ranking=ranked([1, 0, 2, 3, 4]))
+    assert (answer.context, answer.tokens) == (((0, 26),), 26)
+    assert pipeline.context_note(answer, length=26).endswith(
+        "then widened to the whole document, within the 100-token budget."
     )
-    note = pipeline.context_note(14, [piece(0, 14)], k=2, neighbours=0, section=False, filled=over)
-    assert note == (
-        "An LLM would receive **14 tokens** (cl100k) in 1 piece: the top 2 hits, as retrieved; "
-        "over the 10-token budget, so nothing was added."
+
+
+def test_a_budget_takes_the_hits_that_fit_and_says_so() -> None:
+    ready = filled(ALPHABET, [(0, 8), (8, 14), (14, 26)], [0, 1])
+    # the second hit would bring the context to 14 characters, over the 10 of the budget
+    answer = ready.answer("q", k=2, budget=10, ranking=ranked([0, 1, 2]))
+    assert [h.index for h in answer.hits] == [0] and answer.context == ((0, 10),)
+    # not even the best hit fits
+    answer = ready.answer("q", k=2, budget=5, ranking=ranked([0, 1, 2]))
+    assert answer.hits == () and answer.context == ()
+    assert pipeline.context_note(answer, length=26).startswith(
+        "Nothing fits the 5-token budget: the best hit's context alone costs more."
     )
     # one character left for two stretches: too little to share, nothing added
-    full = pipeline.filled_context([piece(10, 12), piece(20, 22, 2)], units, 5)
-    assert (full.spans, full.over, full.widened) == (((10, 12), (20, 22)), False, False)
-    assert pipeline.context_note(
-        4, [piece(10, 12), piece(20, 22, 2)], k=2, neighbours=0, section=False, filled=full
-    ).endswith("as retrieved; nothing more fits the 5-token budget.")
+    two = filled(ALPHABET, [(0, 10), (10, 12), (12, 20), (20, 22), (22, 26)], [1, 3])
+    answer = two.answer("q", k=2, budget=5, ranking=ranked([1, 3, 0, 2, 4]))
+    assert (answer.context, answer.widened) == (((10, 12), (20, 22)), False)
+    assert pipeline.context_note(answer, length=26).endswith(
+        "as retrieved; nothing more fits the 5-token budget."
+    )
+    # without fill, the note says the budget cut the hits
+    plain = two.using(two.config.replace(fill=False))
+    answer = plain.answer("q", k=3, budget=5, ranking=ranked([1, 3, 0, 2, 4]))
+    assert pipeline.context_note(answer, length=26).endswith(": all that fit the 5-token budget.")
 
 
 def test_the_note_and_highlights_say_what_fill_added() -> None:
     text = "one two three four five six seven eight nine ten"
-    units = get_measure("chars").units(text)
-    chunks = make_chunks(text, [(0, 13), (14, 23), (24, 33), (34, 48)])
-    pieces = [piece(14, 23, 1)]  # "four five": 9 characters
-    filled = pipeline.filled_context(pieces, units, 19)  # 10 more: 5 before, 5 after
-    assert filled.spans == ((9, 28),)
-    note = pipeline.context_note(19, pieces, k=1, neighbours=1, section=False, filled=filled)
-    assert note == (
-        "An LLM would receive **19 tokens** (cl100k) in 1 piece: the top 1 hit, each widened by "
-        "±1 chunk, then widened to fill the 19-token budget."
+    ready = filled(text, [(0, 13), (14, 23), (24, 33), (34, 48)], [1])
+    # "four five": 9 characters; 10 more: 5 before, 5 after
+    answer = ready.answer("q", k=1, budget=19, ranking=ranked([1, 0, 2, 3]))
+    assert answer.context == ((9, 28),)
+    assert pipeline.context_note(answer, length=len(text)) == (
+        "An LLM would receive **19 tokens** (cl100k) in 1 piece: the top 1 hit, as retrieved, "
+        "then widened to fill the 19-token budget."
     )
-    added = pipeline.fill_highlights(filled, pieces, chunks, text)
+    added = pipeline.fill_highlights(answer, ready.chunks, text)
     # the text around the piece, its white space at the edges left out (a character measure
     # cuts "three"; real token bounds fall between words)
     assert [text[h.start : h.end] for h in added] == ["hree", "six"]
@@ -552,6 +573,11 @@ def test_the_note_and_highlights_say_what_fill_added() -> None:
     assert {(h.color, h.label, h.title) for h in added} == {
         (pipeline.CONTEXT_COLOR, "+", "filled to the 19-token budget")
     }
+    wide = ready.using(ready.config.replace(neighbours=1))
+    answer = wide.answer("q", k=1, budget=None, ranking=ranked([1, 0, 2, 3]))
+    assert "the top 1 hit, each widened by ±1 chunk." in pipeline.context_note(
+        answer, length=len(text)
+    )
 
 
 def test_underline_highlights_have_no_badge_and_keep_the_tint() -> None:
@@ -626,7 +652,7 @@ def test_a_hit_on_table_rows_brings_the_table_header() -> None:
     question_box(at, guide).set_value("Which strategy is good for recall on short facts?").run()
     assert_no_exception(at)
     note = next(m.value for m in at.markdown if m.value.startswith("An LLM would receive"))
-    assert note.endswith("with the header rows of 1 table.")
+    assert note.endswith("with the header rows of 1 table, within the 512-token budget.")
     html = doc_html(at)
     assert re.search(r'title="table header for #\d', html)
 

@@ -646,6 +646,11 @@ def context_note(answer: Answer, *, length: int) -> str:
     """``"An LLM would receive 312 tokens (cl100k) in 2 pieces: …"`` (Markdown); ``length`` is
     the document text's."""
     config, hits = answer.config, answer.hits
+    if answer.budget is not None and not hits:
+        return (
+            f"Nothing fits the {answer.budget:,}-token budget: the best hit's context alone "
+            "costs more. Raise the budget or make the chunks smaller."
+        )
     headers = len(answer.headers)
     widened = (
         "each widened to its section"
@@ -663,15 +668,15 @@ def context_note(answer: Answer, *, length: int) -> str:
         note += f", with the header rows of {headers} table{'s' if headers != 1 else ''}"
     if answer.budget is not None:
         budget = f"the {answer.budget:,}-token budget"
-        fitted = answer.k is not None and k < min(answer.k, len(answer.ranking))
-        if not hits:
-            note += f"; not even the best hit fits {budget}"
-        elif answer.widened and answer.context == ((0, length),):
+        fitted = answer.k is None or len(hits) < min(answer.k, len(answer.ranking))
+        if answer.widened and answer.context == ((0, length),):
             note += f", then widened to the whole document, within {budget}"
         elif answer.widened:
             note += f", then widened to fill {budget}"
+        elif config.fill:
+            note += f"; nothing more fits {budget}"
         elif fitted:
-            note += f" (the hits that fit {budget})"
+            note += f": all that fit {budget}"
         else:
             note += f", within {budget}"
     return note + "."
