@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.documents.load import front_matter_end, line_starts
+from explorer.documents.load import MAX_NESTING, front_matter_end, line_starts
 from explorer.documents.model import Document, Layout, Rect
 from explorer.errors import DocumentError
 
@@ -569,10 +569,9 @@ def render_text(
 # --------------------------------------------------------------------------- markdown
 
 
-MAX_NESTING = 40
-"""Blocks nested deeper than this (a list in a list in a quote…, 20 levels of lists) are beyond
-markdown-it's recursion guard, which silently drops what is inside them; such a document is
-shown as its source instead, with a note, so no text goes missing."""
+# Blocks nested deeper than MAX_NESTING (the loader's limit: a list level counts two) are beyond
+# markdown-it's recursion guard, which silently drops what is inside them; such a document is
+# shown as its source instead, with a note, so no text goes missing.
 
 
 def render_markdown(
@@ -975,15 +974,10 @@ def _fitz() -> Any:
 
 
 def _open_pdf(pdf_bytes: bytes) -> Any:
-    pymupdf = _fitz()
-    try:
-        pdf = pymupdf.open(stream=pdf_bytes, filetype="pdf")
-    except (RuntimeError, ValueError) as exc:
-        raise DocumentError(f"this PDF cannot be opened ({exc}); it may be damaged") from None
-    if pdf.needs_pass:
-        pdf.close()
-        raise DocumentError("this PDF is encrypted; remove the password and load it again")
-    return pdf
+    """The PDF opened as the reader opens it, every failure one DocumentError."""
+    from explorer.documents.pdf import open_pdf
+
+    return open_pdf(pdf_bytes, name="this PDF")
 
 
 def pdf_page_count(pdf_bytes: bytes) -> int:

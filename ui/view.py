@@ -87,9 +87,11 @@ SIZE_RANGES: dict[str, SizeRange] = {
 UNIT_LABELS = {
     "chars": "characters",
     "words": "words",
-    "tokens": "tokens (cl100k)",
-    "model-tokens": "model tokens (MiniLM word pieces)",
+    "tokens": "cl100k tokens",
+    "model-tokens": "model tokens",
 }
+"""Each size measure's short name in the pickers and metrics (the manifest records the measure's
+own label, such as "model tokens (all-MiniLM-L6-v2 word pieces)")."""
 
 
 def clamp_overlap(overlap: int, size: int) -> int:
@@ -151,17 +153,9 @@ def remember(uploads: dict[str, Any], name: str, entry: Any, *, keep: int = KEEP
 # --------------------------------------------------------------------------- one chunk
 
 
-MEASURE_NAMES = {
-    "chars": "characters",
-    "words": "words",
-    "tokens": "cl100k tokens",
-    "model-tokens": "model tokens",
-}
-
-
 def sizes_in_every_measure(text: str, *, encoding: str = DEFAULT_ENCODING) -> dict[str, int]:
     """The size of ``text`` in every measure, keyed by a readable name."""
-    return {label: get_measure(unit, encoding).count(text) for unit, label in MEASURE_NAMES.items()}
+    return {label: get_measure(unit, encoding).count(text) for unit, label in UNIT_LABELS.items()}
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,6 +68,7 @@ def register(name: str, splitter: ExternalSplitter, *, version: str = "1") -> No
     EXTERNAL[name] = splitter
     SPLITTER_VERSIONS[name] = version
 
+
 Flag = Literal["oversize", "hard_cut", "table_split", "code_split"]
 
 

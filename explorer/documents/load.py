@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import bisect
 import codecs
-import hashlib
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -17,6 +16,7 @@ from markdown_it.token import Token
 
 from explorer.documents.model import (
     MARKDOWN_SUFFIXES,
+    MAX_CHARS,
     PDF_SUFFIXES,
     SUPPORTED_SUFFIXES,
     TEXT_SUFFIXES,
@@ -25,6 +25,8 @@ from explorer.documents.model import (
     Document,
     Heading,
     TableRow,
+    sha256_of,
+    too_long,
 )
 from explorer.errors import DocumentError
 
@@ -61,10 +63,6 @@ def load_document(data: bytes, *, name: str) -> Document:
         return load_text(data, name=name)
     supported = ", ".join(SUPPORTED_SUFFIXES)
     raise DocumentError(f"{name}: unsupported file type {suffix or '(none)'!r}; use {supported}")
-
-
-def sha256_of(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def decode_text(data: bytes, *, name: str) -> tuple[str, tuple[str, ...]]:
@@ -116,17 +114,6 @@ def decode_text(data: bytes, *, name: str) -> tuple[str, tuple[str, ...]]:
 #: The longest document (in characters of its text) that is loaded; a PDF stops being read when
 #: its text passes it. Splitting 10 M characters into 256-token chunks takes about 4 s and
 #: 650 MB. A bigger file is refused with a message to split it.
-MAX_CHARS = 10_000_000
-
-
-def too_long(name: str, size: str) -> DocumentError:
-    """The error for a document over :data:`MAX_CHARS` (``size`` says how big it is)."""
-    return DocumentError(
-        f"{name} is too long ({size}); the limit for one document is {MAX_CHARS:,} characters "
-        "— split the file into parts and load them one at a time"
-    )
-
-
 def _is_control(ch: str) -> bool:
     """C0 and C1 control characters other than tab, line feed, carriage return, form feed."""
     o = ord(ch)

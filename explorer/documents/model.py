@@ -4,9 +4,12 @@ the parts it is made of. Every span is half-open ``[start, end)`` in ``Document.
 from __future__ import annotations
 
 import bisect
+import hashlib
 from array import array
 from dataclasses import dataclass, field
 from typing import Literal
+
+from explorer.errors import DocumentError
 
 DocumentKind = Literal["markdown", "text", "pdf"]
 BlockKind = Literal[
@@ -17,6 +20,21 @@ MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
 TEXT_SUFFIXES = (".txt", ".text")
 PDF_SUFFIXES = (".pdf",)
 SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES + TEXT_SUFFIXES + PDF_SUFFIXES
+
+
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+MAX_CHARS = 10_000_000
+
+
+def too_long(name: str, size: str) -> DocumentError:
+    """The error for a document over :data:`MAX_CHARS` (``size`` says how big it is)."""
+    return DocumentError(
+        f"{name} is too long ({size}); the limit for one document is {MAX_CHARS:,} characters "
+        "— split the file into parts and load them one at a time"
+    )
 
 
 def _check_span(start: int, end: int, what: str) -> None:

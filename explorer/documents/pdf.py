@@ -45,8 +45,8 @@ from typing import Any
 
 import pymupdf as _pymupdf
 
-from explorer.documents.load import MAX_CHARS, sha256_of, too_long
 from explorer.documents.model import (
+    MAX_CHARS,
     Block,
     BlockKind,
     Document,
@@ -55,6 +55,8 @@ from explorer.documents.model import (
     Line,
     Page,
     TableRow,
+    sha256_of,
+    too_long,
 )
 from explorer.errors import DocumentError
 
@@ -257,7 +259,7 @@ def load_pdf(data: bytes, *, name: str) -> Document:
             f"{name} is not a PDF (it does not start with %PDF-); "
             "choose a PDF file, or give the file the suffix of its real type"
         )
-    doc = _open(data, name=name)
+    doc = open_pdf(data, name=name)
     try:
         return _load(doc, data, name=name)
     finally:
@@ -270,7 +272,7 @@ def _reason(exc: Exception) -> str:
     return text[:120]
 
 
-def _open(data: bytes, *, name: str) -> Any:
+def open_pdf(data: bytes, *, name: str) -> Any:
     """Open the bytes with PyMuPDF, turning every way this fails into a DocumentError."""
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
