@@ -392,3 +392,10 @@ def test_filling_the_budget_brings_the_exception_after_the_rule() -> None:
         b: a["context"] for b, a in with_fill.to_json()["per_query"][0]["at_budget"].items()
     } == {str(b): [list(sp) for sp in a.context] for b, a in r.at_budget.items()}
     assert not any(a.widened for a in without.results[0].at_budget.values())
+
+
+def test_a_blank_evidence_phrase_keeps_the_other_phrases_known_spans() -> None:
+    (q,) = parse_queries(
+        [{"id": "a", "doc": "d.md", "query": "?", "evidence": ["", "foo"], "spans": [None, [3, 6]]}]
+    )
+    assert q.evidence == ("foo",) and q.spans == ((3, 6),)

@@ -490,3 +490,10 @@ def test_widen_to_budget_brings_the_text_just_past_a_hit() -> None:
     # two stretches share what is left; ones that meet are merged
     gift = (text.index("Gift"), len(text))
     assert widen_to_budget([first, gift], units, units.total() + 2) == [(0, len(text))]
+
+
+def test_bm25_over_chunks_without_one_indexable_word_ranks_them_all_at_zero() -> None:
+    doc = make_doc("| 1 | 2 |\n\nthe and of\n\n42")
+    chunks = split(doc, ChunkSettings("recursive", "words", 3, 0))
+    ranking = ChunkIndex(chunks).rank("what is it?", "bm25")
+    assert [h.score for h in ranking] == [0.0] * len(chunks) and len(ranking) == len(chunks)

@@ -67,7 +67,10 @@ def parse_queries(data: Any, *, source: str = "query set") -> list[Query]:
                 doc=item["doc"],
                 query=item["query"],
                 evidence=tuple(e for e in evidence if e.strip()),
-                spans=tuple(spans) if len(spans) == len(evidence) else (),
+                # the known span of each phrase kept, with the blank phrases dropped
+                spans=tuple(sp for e, sp in zip(evidence, spans, strict=True) if e.strip())
+                if len(spans) == len(evidence)
+                else (),
             )
         )
     return queries

@@ -257,8 +257,10 @@ class _Bm25:
             list(texts), stopwords="en", stemmer=self._stemmer, show_progress=False
         )
         self._vocab = corpus.vocab
-        self._model = bm25s.BM25()
-        self._model.index(corpus, show_progress=False)
+        self._model: Any = None
+        if self._vocab:  # bm25s cannot index a corpus without one word (stop words, numbers)
+            self._model = bm25s.BM25()
+            self._model.index(corpus, show_progress=False)
 
     def scores(self, query: str) -> list[float]:
         import bm25s
@@ -267,6 +269,6 @@ class _Bm25:
             [query], stopwords="en", stemmer=self._stemmer, show_progress=False, return_ids=False
         )
         terms = [t for t in q[0] if t in self._vocab] if q else []
-        if not terms:
+        if not terms or self._model is None:
             return [0.0] * self._n
         return [float(x) for x in self._model.get_scores(terms)]
