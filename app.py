@@ -704,7 +704,7 @@ with pick_col:
         args=(pages, picker),
     )
     if selected is None:
-        st.caption("Pick a chunk here, on a hit's button or in the table below to see its details.")
+        st.caption("Pick a chunk here or in the table below to see its details.")
 detail_col: DeltaGenerator | None = None
 if selected is None:
     doc_col = st.container(key="doc_area")
