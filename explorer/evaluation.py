@@ -44,7 +44,7 @@ from explorer.retrieval import (
     check_carry,
     widen_to_budget,
 )
-from explorer.splitters import Chunk, ChunkSettings, split
+from explorer.splitters import Chunk, ChunkSettings, chunk_ids, split
 
 DEFAULT_KS = (1, 3, 5)
 DEFAULT_BUDGETS = (512, 1024)
@@ -704,9 +704,7 @@ def chunks_from_texts(doc: Document, texts: Sequence[str]) -> list[Chunk]:
     Each text is searched from just after the previous chunk's start, so repeated text maps to
     the right occurrence; a text that cannot be found raises ``ValueError``.
     """
-    import hashlib
-
-    out: list[Chunk] = []
+    spans: list[tuple[int, int]] = []
     pos = 0
     for i, t in enumerate(texts):
         start = doc.text.find(t, pos)
@@ -714,12 +712,15 @@ def chunks_from_texts(doc: Document, texts: Sequence[str]) -> list[Chunk]:
             start = doc.text.find(t)
         if start < 0 or not t:
             raise ValueError(f"chunk {i} of another splitter is not in the document text")
-        end = start + len(t)
-        digest = hashlib.sha256(f"{doc.sha256}|ext|{start}|{end}".encode()).hexdigest()[:16]
+        spans.append((start, start + len(t)))
+        pos = start + 1
+    out: list[Chunk] = []
+    for i, ((start, end), cid) in enumerate(zip(spans, chunk_ids(doc, spans, "ext"), strict=True)):
+        t = doc.text[start:end]
         page_start, page_end = doc.page_span(start, end)
         out.append(
             Chunk(
-                id=digest,
+                id=cid,
                 index=i,
                 start=start,
                 end=end,
@@ -731,7 +732,6 @@ def chunks_from_texts(doc: Document, texts: Sequence[str]) -> list[Chunk]:
                 page_end=page_end,
             )
         )
-        pos = start + 1
     return out
 
 
