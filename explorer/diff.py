@@ -14,7 +14,12 @@ heading path survive an edit keeps its id. Comparing the ids of two versions' ch
 
 An index updated from version one to version two deletes the removed chunks and the ones that
 changed chunks replace (:attr:`ChunkDiff.stale`), and embeds the new texts
-(:attr:`ChunkDiff.reembed`).
+(:attr:`ChunkDiff.reembed`); unchanged chunks keep their records, with their new spans.
+
+Identical chunks (same text and heading path) are told apart by their occurrence number, so an
+edit to one of them renumbers the later ones: the diff is still a correct update of an index
+keyed by id (an id always names the same text), but the edited copy may be listed as added and
+the last copy as removed.
 """
 
 from __future__ import annotations
