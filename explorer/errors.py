@@ -29,3 +29,11 @@ class EmbeddingError(ExplorerError):
 
 class QuerySetError(ExplorerError):
     """A query set file that cannot be used as it is."""
+
+
+class DiffError(ExplorerError, ValueError):
+    """Two versions cannot be compared (chunks that are not the document's)."""
+
+
+class StatsError(ExplorerError, ValueError):
+    """Outcomes that cannot be compared (different questions, no questions, not booleans)."""

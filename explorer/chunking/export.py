@@ -61,6 +61,8 @@ def manifest(doc: Document, settings: ChunkSettings, chunks: Sequence[Chunk]) ->
         "separators": list(settings.separators) if settings.splitter == "recursive" else None,
         "normalisation": list(doc.normalisation),
         "offsets": "half-open [start, end) code-point indices into the document text",
+        "ids": "a hash of the settings, heading path, occurrence and text: an unchanged chunk "
+        "keeps its id in another version of the document (doc_sha256 names the version)",
         "chunks": len(chunks),
     }
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -162,6 +163,37 @@ class Chunk:
             raise ValueError(f"chunk span [{self.start}, {self.end}) is empty or negative")
         if len(self.text) != self.end - self.start:
             raise ValueError("chunk text length does not match its span")
+
+
+def chunk_id(text: str, heading_path: Sequence[str], key: str, occurrence: int) -> str:
+    """The id of a chunk: a hash of what the chunk is, not of where it sits.
+
+    ``key`` is the configuration (:meth:`ChunkSettings.key`), ``occurrence`` counts the earlier
+    chunks of the same document with the same text and heading path (0 for the first). The
+    document's version and the chunk's offsets are left out, so a chunk whose text and heading
+    path are unchanged keeps its id when the document is edited elsewhere.
+    """
+    parts = json.dumps([key, list(heading_path), occurrence, text], ensure_ascii=True)
+    return hashlib.sha256(parts.encode("ascii")).hexdigest()[:16]
+
+
+def chunk_ids(doc: Document, spans: Sequence[tuple[int, int]], key: str) -> list[str]:
+    """The ids of the chunks ``doc.text[s:e]`` at ``spans``, in document order (:func:`chunk_id`).
+
+    Ids are unique within one document. Identical chunks of two documents share an id (they are
+    the same text to embed), so an index over several documents keys its records by
+    ``(document, id)``; the document's version is recorded beside them
+    (:func:`explorer.export.chunk_record`). Every place that makes a :class:`Chunk` names it
+    through this function.
+    """
+    seen: dict[tuple[str, tuple[str, ...]], int] = {}
+    ids = []
+    for s, e in spans:
+        what = (doc.text[s:e], doc.heading_path_at(s))
+        occurrence = seen.get(what, 0)
+        seen[what] = occurrence + 1
+        ids.append(chunk_id(what[0], what[1], key, occurrence))
+    return ids
 
 
 # --------------------------------------------------------------------------- cut levels
@@ -660,7 +692,7 @@ def _finish(
     atomic = _atomic_spans(doc.blocks)
     atomic_kind = {(b.start, b.end): b.kind for b in doc.blocks if b.kind in ("table", "code")}
     chunks: list[Chunk] = []
-    key = settings.key()
+    ids = chunk_ids(doc, [(s, e) for s, e, _ in trimmed], settings.key())
     prev_end = 0
     for i, (s, e, flags) in enumerate(trimmed):
         size = units.size(s, e)
@@ -674,10 +706,9 @@ def _finish(
                 flags.add("table_split" if atomic_kind[atomic[j]] == "table" else "code_split")
         overlap = units.size(s, min(prev_end, e)) if i and s < prev_end else 0
         page_start, page_end = doc.page_span(s, e)
-        digest = hashlib.sha256(f"{doc.sha256}|{key}|{s}|{e}".encode()).hexdigest()[:16]
         chunks.append(
             Chunk(
-                id=digest,
+                id=ids[i],
                 index=i,
                 start=s,
                 end=e,
@@ -698,9 +729,10 @@ def chunks_from_texts(doc: Document, texts: Sequence[str], *, key: str = "ext") 
     """Chunks of another library, located in ``doc.text`` in order (for comparisons).
 
     Each text is searched from just after the previous chunk's start, so repeated text maps to
-    the right occurrence; a text that cannot be found raises :class:`SettingsError`.
+    the right occurrence; a text that cannot be found raises :class:`SettingsError`. Ids follow
+    :func:`chunk_ids` under ``key``.
     """
-    out: list[Chunk] = []
+    spans: list[tuple[int, int]] = []
     pos = 0
     for i, t in enumerate(texts):
         start = doc.text.find(t, pos)
@@ -708,22 +740,23 @@ def chunks_from_texts(doc: Document, texts: Sequence[str], *, key: str = "ext") 
             start = doc.text.find(t)
         if start < 0 or not t:
             raise SettingsError(f"chunk {i} of another splitter is not in the document text")
-        end = start + len(t)
-        digest = hashlib.sha256(f"{doc.sha256}|{key}|{start}|{end}".encode()).hexdigest()[:16]
+        spans.append((start, start + len(t)))
+        pos = start + 1
+    out: list[Chunk] = []
+    for i, ((start, end), cid) in enumerate(zip(spans, chunk_ids(doc, spans, key), strict=True)):
         page_start, page_end = doc.page_span(start, end)
         out.append(
             Chunk(
-                id=digest,
+                id=cid,
                 index=i,
                 start=start,
                 end=end,
-                text=t,
-                size=len(t),
+                text=doc.text[start:end],
+                size=end - start,
                 overlap=0,
                 heading_path=doc.heading_path_at(start),
                 page_start=page_start,
                 page_end=page_end,
             )
         )
-        pos = start + 1
     return out
