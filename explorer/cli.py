@@ -1,4 +1,4 @@
-"""Command line: ``python -m explorer text|chunk|query|eval|sweep ...``.
+"""Command line: ``python -m explorer text|chunk|query|eval|sweep|ab|diff ...``.
 
 Every command that chunks or answers takes the same configuration options, each defaulting to
 the recommended configuration (:class:`explorer.config.Config`); ``query`` and ``eval`` print the
@@ -170,6 +170,51 @@ def build_parser() -> argparse.ArgumentParser:
     _eval_options(sw)
     sw.add_argument("--sizes", type=_ints(1), required=True, help='e.g. "128,256,512"')
     sw.add_argument("--overlaps", type=_ints(0), default=(0,), help='e.g. "0,32" (default 0)')
+
+    ab = sub.add_parser(
+        "ab",
+        help="two configurations on one query set: flips, an exact paired test, a 95% interval",
+        description="Each SPEC is comma-separated key=value settings applied to the recommended "
+        "configuration (left out: the recommended configuration itself), e.g. "
+        '"splitter=fixed,unit=chars,size=500,overlap=0".',
+    )
+    ab.add_argument(
+        "--queries", required=True, help="query set (JSON list of id/doc/query/evidence)"
+    )
+    ab.add_argument("--docs", required=True, help="the folder the queries' doc names refer to")
+    ab.add_argument(
+        "--a", default="", metavar="SPEC", help="configuration A (default: recommended)"
+    )
+    ab.add_argument(
+        "--b", default="", metavar="SPEC", help="configuration B (default: recommended)"
+    )
+    ab.add_argument("--k", type=_ints(1), default=DEFAULT_KS, help='e.g. "1,3,5" (default)')
+    ab.add_argument(
+        "--budget",
+        type=_ints(1),
+        default=DEFAULT_BUDGETS,
+        help='token budgets (default "512,1024")',
+    )
+    ab.add_argument("--json", action="store_true", help="print one JSON object")
+
+    df = sub.add_parser(
+        "diff",
+        help="what changed between two versions of a document: unchanged, changed, added and "
+        "removed chunks (and, with --queries, the questions whose verdict changes)",
+    )
+    df.add_argument("old")
+    df.add_argument("new")
+    df.add_argument(
+        "--queries",
+        default=None,
+        help="a query set; its questions about either version are answered on both",
+    )
+    df.add_argument(
+        "--k", type=int, default=DEFAULT_K, help=f"hits per answer (default {DEFAULT_K})"
+    )
+    df.add_argument("--budget", type=int, default=None, help="a token budget for the answers")
+    df.add_argument("--json", action="store_true", help="print one JSON object")
+    _config_options(df)
     return parser
 
 
@@ -277,12 +322,91 @@ def run_sweep(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     return 0
 
 
+def run_ab(args: argparse.Namespace, out: TextIO) -> int:
+    from explorer.evaluation.compare import paired
+
+    a, b = Config.from_spec(args.a), Config.from_spec(args.b)
+    queries = load_queries(args.queries)
+    workspace = Workspace(Path(args.docs))
+    ra = evaluate(queries, workspace, a, ks=args.k, budgets=args.budget, progress=_progress)
+    rb = evaluate(queries, workspace, b, ks=args.k, budgets=args.budget, progress=_progress)
+    comparisons = paired(ra, rb)
+    result = {
+        "a": a.to_json(),
+        "b": b.to_json(),
+        "questions": len(queries),
+        "scored": next(iter(comparisons.values())).n if comparisons else 0,
+        "comparisons": {name: c.to_json() for name, c in comparisons.items()},
+    }
+    if args.json:
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        return 0
+    out.write(f"A: {args.a or 'recommended'}\nB: {args.b or 'recommended'}\n")
+    for name, c in comparisons.items():
+        lo, hi = c.ci95
+        out.write(
+            f"  {name:<12} A {c.coverage_a:6.3f}  B {c.coverage_b:6.3f}  "
+            f"A only {len(c.a_only):3d}  B only {len(c.b_only):3d}  p {c.p_value:.3g}  "
+            f"95% [{lo:+.3f}, {hi:+.3f}]  {c.verdict}\n"
+        )
+    return 0
+
+
+def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from explorer.chunking.diff import diff_chunks
+    from explorer.evaluation.queries import load_queries as load
+
+    old, new = _load(args.old), _load(args.new)
+    before, after = Retriever(old, config), Retriever(new, config)
+    diff = diff_chunks(old, before.chunks, new, after.chunks)
+    result: dict[str, Any] = {
+        "old": {"name": old.name, "sha256": old.sha256, "chunks": len(before.chunks)},
+        "new": {"name": new.name, "sha256": new.sha256, "chunks": len(after.chunks)},
+        "config": config.to_json(),
+        **diff.to_json(),
+    }
+    if args.queries:
+        names = {old.name, new.name, Path(args.old).name, Path(args.new).name}
+        verdicts = []
+        for q in load(args.queries):
+            if q.doc not in names:
+                continue
+            was = before.answer(q.query, q.evidence, k=args.k, budget=args.budget)
+            now = after.answer(q.query, q.evidence, k=args.k, budget=args.budget)
+            verdicts.append(
+                {
+                    "id": q.id,
+                    "question": q.query,
+                    "old": was.verdict,
+                    "new": now.verdict,
+                    "changed": was.complete != now.complete,
+                }
+            )
+        result["verdicts"] = verdicts
+        result["verdict_changes"] = [v["id"] for v in verdicts if v["changed"]]
+    if args.json:
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        return 0
+    counts = result["counts"]
+    out.write(
+        f"{old.name} → {new.name}: {counts['unchanged']} unchanged, {counts['changed']} changed, "
+        f"{counts['added']} added, {counts['removed']} removed; {counts['stale']} stale records "
+        f"to delete, {counts['reembed']} texts to embed\n"
+    )
+    for v in result.get("verdicts", []):
+        if v["changed"]:
+            out.write(f"  {v['id']}: {v['old']} → {v['new']}\n")
+    return 0
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     out = sys.stdout
     if args.command == "text":
         out.write(_load(args.path).text)
         return 0
+    if args.command == "ab":
+        return run_ab(args, out)
     config = config_from(args)  # bad settings fail before any document is read
     if args.command == "eval":
         return run_eval(args, config, out)
@@ -291,6 +415,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "query":
         out.write(json.dumps(run_query(args, config), ensure_ascii=False, indent=1) + "\n")
         return 0
+    if args.command == "diff":
+        return run_diff(args, config, out)
     doc = _load(args.path)
     settings = config.chunking
     embed = None

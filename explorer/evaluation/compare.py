@@ -18,6 +18,7 @@ from typing import Any
 from explorer.chunking.splitters import Chunk
 from explorer.errors import SettingsError
 from explorer.evaluation.coverage import EvalReport, QueryResult, Workspace
+from explorer.evaluation.stats import PairedComparison, compare_by_question
 from explorer.retrieval.context import Span
 
 
@@ -267,3 +268,24 @@ def best_cell(reports: Sequence[EvalReport], *, k: int) -> int:
         range(len(reports)),
         key=lambda n: (-reports[n].coverage_at_k.get(k, 0.0), reports[n].index_tokens, n),
     )
+
+
+def paired(a: EvalReport, b: EvalReport) -> dict[str, PairedComparison]:
+    """A against B on the questions both score, at every k (``"k=5"``) and budget
+    (``"512 tokens"``) the reports share: flips, the exact paired test, the bootstrap interval
+    and the verdict (see :mod:`explorer.evaluation.stats`)."""
+    by_id = {r.query.id: r for r in b.results}
+    pairs = [(ra, by_id[ra.query.id]) for ra in a.results if ra.query.id in by_id]
+    pairs = [(ra, rb) for ra, rb in pairs if ra.scored and rb.scored]
+    out: dict[str, PairedComparison] = {}
+    for k in (k for k in a.ks if k in b.ks):
+        out[f"k={k}"] = compare_by_question(
+            {ra.query.id: ra.covered_at_k[k] for ra, _ in pairs},
+            {rb.query.id: rb.covered_at_k[k] for _, rb in pairs},
+        )
+    for budget in (x for x in a.budgets if x in b.budgets):
+        out[f"{budget} tokens"] = compare_by_question(
+            {ra.query.id: ra.covered_at_budget[budget] for ra, _ in pairs},
+            {rb.query.id: rb.covered_at_budget[budget] for _, rb in pairs},
+        )
+    return out

@@ -1,0 +1,108 @@
+"""The authors' commands: ``explorer ab`` (an honest A/B) and ``explorer diff`` (what changed
+between two versions of a document), end to end."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from explorer.cli import main
+from tests.conftest import CORPUS, REPO, SAMPLES
+
+QUERIES = REPO / "queries" / "boundary-questions.json"
+DOCS = REPO / "queries" / "docs"
+
+
+def cli(*args: str) -> dict[str, Any]:
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(list(args)) == 0
+    out: dict[str, Any] = json.loads(printed.getvalue())
+    return out
+
+
+def test_ab_of_a_configuration_against_itself_finds_no_difference() -> None:
+    out = cli("ab", "--queries", str(QUERIES), "--docs", str(DOCS), "--a", "retriever=bm25",
+              "--b", "retriever=bm25", "--k", "1,5", "--budget", "512", "--json")  # fmt: skip
+    assert set(out["comparisons"]) == {"k=1", "k=5", "512 tokens"}
+    for c in out["comparisons"].values():
+        assert c["p_value"] == 1.0 and c["verdict"] == "no detectable difference"
+        assert c["flips"] == {"a_only": [], "b_only": []} and c["ci95"] == [0.0, 0.0]
+    assert out["a"] == out["b"] and out["a"]["retriever"] == "bm25"
+
+
+def test_ab_names_the_default_better_than_fixed_500_character_windows() -> None:
+    fixed = "splitter=fixed,unit=chars,size=500,overlap=0,retriever=bm25"
+    out = cli("ab", "--queries", str(QUERIES), "--docs", str(DOCS), "--a", fixed,
+              "--b", "retriever=bm25", "--json")  # fmt: skip
+    at5 = out["comparisons"]["k=5"]
+    assert at5["verdict"].startswith("B better") and at5["p_value"] < 0.05
+    assert len(at5["flips"]["b_only"]) > len(at5["flips"]["a_only"])
+    lo, hi = at5["ci95"]
+    assert 0 < lo <= at5["difference"] <= hi
+    assert out["a"]["splitter"] == "fixed" and out["b"]["splitter"] == "structure"
+
+
+def edited(text: str) -> str:
+    """Three edits: a word near the start, a paragraph inserted in the middle, the last sentence
+    of a paragraph near the end removed."""
+    paragraphs = text.split("\n\n")
+    first = next(i for i, p in enumerate(paragraphs) if len(p) > 80 and not p.startswith("#"))
+    paragraphs[first] = paragraphs[first].replace(" the ", " THE ", 1)
+    middle = len(paragraphs) // 2
+    paragraphs.insert(middle, "An inserted paragraph that says something entirely new here.")
+    last = max(i for i, p in enumerate(paragraphs) if p.count(". ") >= 1 and not p.startswith("#"))
+    paragraphs[last] = paragraphs[last].rsplit(". ", 1)[0] + "."
+    return "\n\n".join(paragraphs)
+
+
+def test_diff_lists_unchanged_changed_added_and_removed_chunks(tmp_path: Path) -> None:
+    source = CORPUS / "curl-vulnerability-disclosure-policy.md"
+    text = source.read_text(encoding="utf-8")
+    old, new = tmp_path / "old" / source.name, tmp_path / "new" / source.name
+    old.parent.mkdir()
+    new.parent.mkdir()
+    old.write_text(text, encoding="utf-8")
+    new.write_text(edited(text), encoding="utf-8")
+    out = cli("diff", str(old), str(new), "--splitter", "structure", "--size", "128",
+              "--overlap", "0", "--retriever", "bm25", "--json")  # fmt: skip
+    counts = out["counts"]
+    assert counts["unchanged"] > 0 and counts["changed"] + counts["added"] >= 2
+    every_new = [c["index"] for c in (*out["unchanged"], *out["changed"], *out["added"])]
+    assert len(every_new) == len(set(every_new))
+    assert set(every_new) == set(range(out["new"]["chunks"]))  # each new chunk once
+    assert counts["reembed"] >= counts["changed"] + counts["added"] - 1
+    new_text = new.read_text(encoding="utf-8")
+    assert any(
+        "inserted paragraph" in new_text[c["start"] : c["end"]]
+        for c in (*out["added"], *out["changed"])
+    )
+    # what an index must delete: every removed chunk and every chunk a changed one replaces
+    stale = {c["id"] for c in out["removed"]} | {
+        r["id"] for c in out["changed"] for r in c["replaces"]
+    }
+    assert len(stale) == counts["stale"]
+
+
+def test_diff_with_questions_names_the_verdicts_that_change(tmp_path: Path) -> None:
+    text = (SAMPLES / "refund-policy.md").read_text(encoding="utf-8")
+    old, new = tmp_path / "a" / "refund-policy.md", tmp_path / "b" / "refund-policy.md"
+    old.parent.mkdir()
+    new.parent.mkdir()
+    old.write_text(text, encoding="utf-8")
+    new.write_text(text.replace("within seven days", "within thirty days"), encoding="utf-8")
+    queries = tmp_path / "q.json"
+    queries.write_text(json.dumps([
+        {"id": "days", "doc": "refund-policy.md", "query": "How long do I have for a refund?",
+         "evidence": ["within seven days"]},
+        {"id": "other", "doc": "elsewhere.md", "query": "?", "evidence": ["x"]},
+    ]))  # fmt: skip
+    out = cli("diff", str(old), str(new), "--queries", str(queries), "--retriever", "bm25",
+              "--json")  # fmt: skip
+    assert [v["id"] for v in out["verdicts"]] == ["days"]  # only questions about this document
+    assert out["verdict_changes"] == ["days"]
+    (v,) = out["verdicts"]
+    assert v["old"].startswith("complete") and "was not found" in v["new"]
