@@ -550,6 +550,28 @@ def describe(config: Config) -> str:
     return describe_config(config)
 
 
+def show_verdicts(ra: EvalReport, rb: EvalReport, k: int) -> None:
+    """Is the difference real? The paired test and interval at k, then at every k and budget."""
+    comparisons = compare.paired(ra, rb)
+    here = comparisons.get(f"k={k}")
+    if here is not None:
+        show = st.success if here.winner else st.info
+        lo, hi = here.ci95
+        needed = (
+            f" About {here.questions_needed:,} questions would tell them apart "
+            "(for 80% power at this discordance)."
+            if here.winner is None and here.questions_needed
+            else ""
+        )
+        show(
+            f"**At k = {k}: {here.verdict}.** {len(here.b_only)} questions only B covers, "
+            f"{len(here.a_only)} only A; exact paired test p = {here.p_value:.3g}; 95% interval "
+            f"for B − A: {lo * 100:+.0f} to {hi * 100:+.0f} points.{needed}"
+        )
+    with st.expander("The paired test at every k and budget"):
+        st.dataframe(evaluate_view.verdict_rows(comparisons), hide_index=True, key="ab_verdicts")
+
+
 def show_flips(ra: EvalReport, rb: EvalReport, k: int) -> None:
     text = {r.query.id: (r.query.query, r.query.doc) for r in ra.results}
     flips = flipped(ra, rb, k=k)
@@ -750,6 +772,7 @@ if tab_ab.open:
                 f"{ra.index_tokens:,} / {rb.index_tokens:,}",
                 help="cl100k tokens over all chunks of the documents: what an index holds.",
             )
+            show_verdicts(ra, rb, k)
             st.subheader(f"Questions that flipped at k = {k}", anchor=False)
             show_flips(ra, rb, k)
             with st.expander("All measures, A next to B"):
@@ -888,7 +911,12 @@ if tab_sweep.open:
             if state.get("sw_cell") not in range(len(reports)):
                 state.sw_cell = compare.best_cell(reports, k=k)
             sweep_charts(reports, k, budget, state.sw_cell)
-            rows = evaluate_view.sweep_rows(reports)
+            rows = evaluate_view.sweep_rows(reports, k=k)
+            st.caption(
+                f"*vs best@{k}*: **tied** cells show no detectable difference from the best one "
+                "on these questions (exact paired tests, Holm-corrected); only **worse** ones "
+                "are distinguishably worse."
+            )
             st.dataframe(
                 [
                     {c: v * 100 if c.startswith("coverage@") else v for c, v in r.items()}

@@ -542,3 +542,18 @@ def test_bundled_query_set_is_empty_when_missing_or_broken(tmp_path: Path) -> No
     assert evaluate_view.bundled_query_set(tmp_path / "absent.json") == []
     (tmp_path / "broken.json").write_text('[{"id": 1')
     assert evaluate_view.bundled_query_set(tmp_path / "broken.json") == []
+
+
+def test_sweep_rows_mark_cells_tied_with_the_best(ws: Workspace, bundled: list[Any]) -> None:
+    subset = [q for q in bundled if q.doc in ("refund-policy.md", "writing-guide.md")]
+    base = PLAIN.replace(splitter="fixed", unit="chars", overlap=0)
+    reports = sweep(subset, ws, base, sizes=(30, 400, 410), overlaps=(0,), ks=(5,))
+    rows = evaluate_view.sweep_rows(reports, k=5)
+    marks = [r["vs best@5"] for r in rows]
+    assert marks.count("best") == 1
+    best = marks.index("best")
+    assert reports[best].coverage_at_k[5] == max(r.coverage_at_k[5] for r in reports)
+    # 400 and 410 characters cut nearly the same: never distinguishable from each other
+    assert "worse" not in (marks[1], marks[2])
+    assert marks[0] == "worse"  # 30-character windows cover far fewer questions
+    assert "vs best@5" not in evaluate_view.sweep_rows(reports)[0]

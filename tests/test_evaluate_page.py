@@ -548,3 +548,15 @@ def test_add_query_gives_new_ids_and_refuses_empty_questions() -> None:
         queries.add_query(items, doc="a.md", query="  ", evidence=["x"])
     with pytest.raises(QuerySetError, match="at least one evidence phrase"):
         queries.add_query(items, doc="a.md", query="Q?", evidence=[" "])
+
+
+def test_a_b_says_whether_the_difference_is_real() -> None:
+    at = open_page(query_set=[REFUND])
+    at.button(key="ab_run").click().run()  # A and B the same: nothing to tell apart
+    assert_ok(at)
+    assert any(i.value.startswith("**At k = 5: no detectable difference.**") for i in at.info), [
+        i.value for i in at.info
+    ]
+    table = frame(at, "questions needed")
+    assert list(table["at"]) == ["k=1", "k=3", "k=5", "512 tokens", "1024 tokens"]
+    assert set(table["p"]) == {"1"}

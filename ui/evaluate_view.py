@@ -13,6 +13,7 @@ from explorer.errors import QuerySetError
 from explorer.evaluation.compare import compare_boundaries
 from explorer.evaluation.coverage import EvalReport, summary_row
 from explorer.evaluation.queries import CORE, read_query_set
+from explorer.evaluation.stats import PairedComparison, compare_to_best
 from ui.render import PALETTE, Marker
 from ui.view import state_of
 
@@ -221,6 +222,46 @@ def from_editor(
     return out
 
 
-def sweep_rows(reports: Sequence[EvalReport]) -> list[dict[str, Any]]:
-    """One row per sweep cell: its number, then :func:`explorer.evaluation.coverage.summary_row`."""
-    return [{"cell": n, **summary_row(r)} for n, r in enumerate(reports)]
+def sweep_rows(reports: Sequence[EvalReport], *, k: int | None = None) -> list[dict[str, Any]]:
+    """One row per sweep cell: its number, then :func:`explorer.evaluation.coverage.summary_row`;
+    with ``k``, whether the cell is distinguishable from the best at k (``"vs best@k"``: best,
+    tied — no detectable difference —, or worse; paired tests, Holm-corrected)."""
+    rows = [{"cell": n, **summary_row(r)} for n, r in enumerate(reports)]
+    if k is None or not reports or any(k not in r.ks for r in reports):
+        return rows
+    ids = [q.query.id for q in reports[0].results if q.scored]
+    if not ids:
+        return rows
+    outcomes = {}
+    for n, r in enumerate(reports):
+        by_id = {q.query.id: q for q in r.results}
+        outcomes[str(n)] = [by_id[i].covered_at_k[k] for i in ids]
+    against = compare_to_best(outcomes, ids=ids)
+    for n, row in enumerate(rows):
+        name = str(n)
+        row[f"vs best@{k}"] = (
+            "best" if name == against.best else "worse" if against.worse(name) else "tied"
+        )
+    return rows
+
+
+def verdict_rows(comparisons: Mapping[str, PairedComparison]) -> list[dict[str, Any]]:
+    """One row per k or budget: coverage under A and B, the flips, p, the interval, the verdict
+    and the questions needed to tell the two apart (for 80% power)."""
+    rows = []
+    for name, c in comparisons.items():
+        lo, hi = c.ci95
+        rows.append(
+            {
+                "at": name,
+                "A": f"{c.coverage_a:.0%}",
+                "B": f"{c.coverage_b:.0%}",
+                "only A": len(c.a_only),
+                "only B": len(c.b_only),
+                "p": f"{c.p_value:.3g}",
+                "95% interval (B − A)": f"{lo * 100:+.0f} to {hi * 100:+.0f} points",
+                "verdict": c.verdict,
+                "questions needed": c.questions_needed,
+            }
+        )
+    return rows
