@@ -165,6 +165,24 @@ class Config:
             changes["overlap"] = None
         return (base or cls()).replace(**changes)
 
+    def to_spec(self) -> str:
+        """The settings that differ from the recommended configuration, as ``key=value`` pairs
+        (``""`` for the recommended configuration itself); :meth:`from_spec` reads it back."""
+        flat, default = self.to_json(), Config().to_json()
+        parts = []
+        for key in FLAT_KEYS:
+            if flat[key] == default[key] and not (key == "overlap" and _size_changed(flat)):
+                continue
+            value = flat[key]
+            if isinstance(value, bool):
+                text = "on" if value else "off"
+            elif isinstance(value, list):
+                text = "+".join(value)
+            else:
+                text = str(value)
+            parts.append(f"{key}={text}")
+        return ",".join(parts)
+
     @classmethod
     def from_spec(cls, spec: str, *, base: Config | None = None) -> Config:
         """``"splitter=fixed,unit=chars,size=500,overlap=0"``: ``key=value`` pairs applied to
@@ -184,6 +202,13 @@ class Config:
 
 FLAT_KEYS: tuple[str, ...] = tuple(k for k in Config().to_json() if k not in OUTPUT_ONLY)
 """Every key of the flat form that :meth:`Config.from_json` reads."""
+
+def _size_changed(flat: Mapping[str, Any]) -> bool:
+    """The splitter, unit or size differ from the recommended ones (an overlap is then always
+    written out, as reading them back without one would give the default share)."""
+    default = Config().to_json()
+    return any(flat[k] != default[k] for k in SIZE_KEYS)
+
 
 _BOOLEANS = {"on": True, "true": True, "yes": True, "1": True}
 _BOOLEANS |= {"off": False, "false": False, "no": False, "0": False}
