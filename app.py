@@ -203,6 +203,15 @@ UPLOAD_LIMIT_MB = int(st.get_option("server.maxUploadSize"))
 START = pipeline.DEMO
 state = st.session_state
 state.setdefault("uploads", {})  # display name -> (file name, sha256, bytes) of loaded uploads
+if "link_read" not in state:  # a link opens the view it names (once, at the session's start)
+    state.link_read = True
+    opened = pipeline.read_link(
+        st.query_params.to_dict(),
+        samples={p.name for p in pipeline.sample_paths()},
+        uploads=set(state.uploads),
+    )
+    state.update(opened.state)
+    state.link_note = opened.note
 state.setdefault("upload_error", None)
 for key, value in pipeline.state_of(START.config).items():
     state.setdefault(key, value)
@@ -421,7 +430,15 @@ model = state.model.strip() or BUNDLED
 
 # --------------------------------------------------------------------------- overview
 
-st.title("Chunk Explorer")
+title_col, link_col = st.columns([5, 1], vertical_alignment="bottom")
+title_col.title("Chunk Explorer")
+link_box = link_col.popover(
+    "🔗 Copy link",
+    help="A link that reopens this view: the document (a sample; an upload cannot travel in a "
+    "link), the settings, the question, its evidence and the selected chunk.",
+)
+if state.get("link_note"):
+    st.warning(pipeline.md_text(state.link_note))
 pages_note = f" · {len(doc.pages)} pages" if doc.pages else ""
 st.caption(
     f"**{pipeline.md_escape(doc.name)}** · {doc.kind} · {len(doc.text):,} characters{pages_note}"
@@ -655,6 +672,24 @@ if hits:
 
 shown = pipeline.visible_indices(chunks, diagnosis, only_flagged=state.only_flagged)
 state.chunk = selected = pipeline.valid_chunk(state.chunk, len(chunks))
+link = pipeline.link_params(
+    source=state.source,
+    uploaded=state.source in state.uploads,
+    config=config,
+    question=question,
+    evidence=state[evidence_key],
+    k=state.k,
+    budget=state.budget,
+    chunk=selected,
+    view=state.view,
+    page=state.page if doc.kind == "pdf" else None,
+)
+st.query_params.from_dict(link)  # the address bar always holds this view's link
+with link_box:
+    st.caption("This view, as a link:")
+    st.code(pipeline.link_url(st.context.url, link), language=None, wrap_lines=True)
+    if state.source in state.uploads:
+        st.caption(f"{state.source} was uploaded: whoever opens the link must upload it too.")
 pages = [c.page_start for c in chunks]
 marks = pipeline.evidence_highlights(results, context)
 view = state.view if ranking else "Chunks"

@@ -12,7 +12,7 @@ import bisect
 import hashlib
 import html
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from explorer.chunking.splitters import (
 from explorer.config import FLAT_KEYS, Config
 from explorer.documents.load import documents_in
 from explorer.documents.model import Document
-from explorer.errors import DocumentError
+from explorer.errors import DocumentError, ExplorerError
 from explorer.retrieval.context import ContextPiece
 from explorer.retrieval.evidence import Evidence, covered_by, ordinal, union
 from explorer.retrieval.index import (
@@ -854,3 +854,122 @@ def span_on_page(doc: Document, start: int, end: int, page: int) -> bool:
 
 
 # --------------------------------------------------------------------------- embedding
+
+
+# --------------------------------------------------------------------------- links
+
+LINK_VIEWS = {"chunks": "Chunks", "hits": "Query hits", "heat": "Heat"}
+"""The views' names in a link."""
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """What a link asks the main page to show: session-state values to set before the widgets
+    are drawn, and a note when part of it cannot be shown (an upload, a bad setting)."""
+
+    state: dict[str, Any]
+    note: str | None = None
+
+
+def link_params(
+    *,
+    source: str,
+    uploaded: bool,
+    config: Config,
+    question: str,
+    evidence: str,
+    k: int,
+    budget: int | None,
+    chunk: int | None,
+    view: str,
+    page: int | None,
+) -> dict[str, str]:
+    """The main page's view as URL query parameters (see :func:`read_link`)."""
+    out = {"doc": source}
+    if uploaded:
+        out["upload"] = "1"
+    spec = config.to_spec()
+    if spec:
+        out["config"] = spec
+    out["k"] = str(k)
+    out["budget"] = "none" if budget is None else str(budget)
+    if question:
+        out["q"] = question
+    if evidence.strip():
+        out["e"] = evidence
+    if chunk is not None:
+        out["chunk"] = str(chunk)
+    names = {v: n for n, v in LINK_VIEWS.items()}
+    if view in names and view != "Query hits":
+        out["view"] = names[view]
+    if page is not None and page != 1:
+        out["page"] = str(page)
+    return out
+
+
+def _one(params: Mapping[str, Any], key: str) -> str | None:
+    value = params.get(key)
+    if isinstance(value, list):
+        value = value[-1] if value else None
+    return None if value is None else str(value)
+
+
+def _whole(text: str | None, low: int, high: int) -> int | None:
+    try:
+        return min(max(int(text), low), high) if text is not None else None
+    except ValueError:
+        return None
+
+
+def read_link(
+    params: Mapping[str, Any], *, samples: Collection[str], uploads: Collection[str]
+) -> Link:
+    """The session state a link's query parameters stand for (none: an empty :class:`Link`)."""
+    if not params:
+        return Link({})
+    out: dict[str, Any] = {}
+    notes = []
+    source = _one(params, "doc")
+    if source is not None and (source in samples or source in uploads):
+        out["source"] = source
+        out["queries"] = {source: (_one(params, "q") or "", _one(params, "e") or "")}
+    elif source is not None:
+        kind = "a document uploaded in another session" if _one(params, "upload") else "a file"
+        notes.append(
+            f"This link shows {source}, {kind} that a link cannot carry: upload it here to "
+            "see that view. Its settings are applied to the document shown instead."
+        )
+    spec = _one(params, "config") or ""
+    try:
+        config = Config.from_spec(spec)
+    except ExplorerError as exc:
+        notes.append(f"The link's settings cannot be used ({exc}); the starting ones are shown.")
+    else:
+        out.update(state_of(config))
+    k = _whole(_one(params, "k"), 1, TOP_K_MAX)
+    if k is not None:
+        out["k"] = k
+    budget = _one(params, "budget")
+    if budget == "none":
+        out["budget"] = None
+    elif budget is not None and budget.isdigit() and int(budget) in BUDGETS:
+        out["budget"] = int(budget)
+    chunk = _whole(_one(params, "chunk"), 0, 10**9)
+    if chunk is not None:
+        out["chunk"] = chunk
+    view = LINK_VIEWS.get(_one(params, "view") or "hits")
+    if view is not None:
+        out["view"] = view
+    page = _whole(_one(params, "page"), 1, 10**6)
+    if page is not None:
+        out["page"] = page
+    return Link(out, " ".join(notes) or None)
+
+
+def link_url(base: str | None, params: Mapping[str, str]) -> str:
+    """The link to ``params`` on the app at ``base`` (its address in the browser, if known)."""
+    from urllib.parse import urlencode
+
+    query = urlencode(params)
+    root = (base or "").split("?", 1)[0]
+    return f"{root}?{query}" if root else f"?{query}"
