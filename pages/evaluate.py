@@ -211,6 +211,22 @@ WIDGETS = (
     "sw_cell": None,
 }
 persist(WIDGETS)
+if "eval_link_read" not in state:  # a link to an A/B opens it: both configurations and k
+    state.eval_link_read = True
+    link_note = None
+    params = st.query_params.to_dict()
+    try:
+        for side in ("A", "B"):
+            if side.lower() in params:
+                config = Config.from_spec(str(params[side.lower()]))
+                state.update(pipeline.state_of(config, prefix=f"ab_{side}_"))
+                state[KEPT].update(pipeline.state_of(config, prefix=f"ab_{side}_"))
+                state.eval_tab = state[KEPT]["eval_tab"] = "A/B"
+    except ExplorerError as exc:
+        link_note = f"The link's configuration cannot be used ({exc}); the starting ones are shown."
+    if str(params.get("k", "")).isdigit() and int(params["k"]) in DEFAULT_KS:
+        state.ab_k = state[KEPT]["ab_k"] = int(params["k"])
+    state.eval_link_note = link_note
 
 
 def set_query_set(loaded: list[dict[str, Any]], source: str) -> None:
@@ -717,6 +733,12 @@ if tab_ab.open:
                 configs.append(config_inputs(side))
         cfg_a, cfg_b = configs
         ready = cfg_a is not None and cfg_b is not None
+        if state.get("eval_link_note"):
+            st.warning(pipeline.md_text(state.eval_link_note))
+        if cfg_a is not None and cfg_b is not None:  # the address bar holds this A/B's link
+            st.query_params.from_dict(
+                {"a": cfg_a.to_spec(), "b": cfg_b.to_spec(), "k": str(state.ab_k)}
+            )
         if run_button(f"Run A and B on {n_of(len(queries), 'question')}", "ab_run", ready):
             assert ws is not None and cfg_a is not None and cfg_b is not None
             bar = st.progress(0.0, text="Starting…")

@@ -72,3 +72,17 @@ def test_a_link_with_bad_settings_says_so_and_opens_the_start() -> None:
     (note,) = [w.value for w in at.warning if "settings cannot be used" in w.value]
     assert "overlap (50) must be smaller than size (10)" in note
     assert at.session_state["k"] == view.DEMO.k
+
+
+def test_an_a_b_link_reopens_both_configurations() -> None:
+    page = str(REPO / "pages" / "evaluate.py")
+    a = Config().replace(splitter="fixed", unit="chars", size=500, overlap=0, retriever="bm25")
+    b = Config().replace(retriever="bm25", carry=0.2)
+    at = AppTest.from_file(page, default_timeout=300)
+    at.query_params.update({"a": a.to_spec(), "b": b.to_spec(), "k": "3"})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert view.config_of(at.session_state, prefix="ab_A_") == a
+    assert view.config_of(at.session_state, prefix="ab_B_") == b
+    assert at.session_state["ab_k"] == 3
+    assert dict(at.query_params) == {"a": a.to_spec(), "b": b.to_spec(), "k": "3"}
