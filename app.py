@@ -20,6 +20,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from explorer.answer import Answer, Retriever
 from explorer.chunking.diagnostics import ISSUES, Diagnosis, diagnose
+from explorer.chunking.diff import ChunkDiff, diff_chunks
 from explorer.chunking.export import chunk_record, manifest, to_jsonl
 from explorer.chunking.measures import (
     DEFAULT_ENCODING,
@@ -157,6 +158,60 @@ def answer_json(answer: Answer, chunks: list[Chunk], name: str) -> dict[str, obj
     return out
 
 
+@st.cache_resource(max_entries=8, show_spinner="Comparing the versions…")
+def version_diff(
+    old_key: str,
+    new_key: str,
+    chunking_key: str,
+    _old: Document,
+    _old_chunks: list[Chunk],
+    _new: Document,
+    _new_chunks: list[Chunk],
+) -> ChunkDiff:
+    return diff_chunks(_old, _old_chunks, _new, _new_chunks)
+
+
+def check_questions(
+    query_set: list[dict[str, object]] | None, name: str, question: str, phrases: list[str]
+) -> list[tuple[str, str, tuple[str, ...]]]:
+    """The question on the screen and the session's query-set questions about this document."""
+    out = [("(this question)", question, tuple(phrases))] if question else []
+    for item in query_set or []:
+        needs = item.get("evidence")
+        if item.get("doc") == name and isinstance(needs, list):
+            out.append((str(item["id"]), str(item["query"]), tuple(str(e) for e in needs)))
+    return out
+
+
+def version_verdicts(
+    old: Document,
+    old_chunks: list[Chunk],
+    new: Document,
+    new_chunks: list[Chunk],
+    config: Config,
+    asked: list[tuple[str, str, tuple[str, ...]]],
+    model: str,
+) -> list[dict[str, object]]:
+    """Each question answered on both versions (the same answer path as the query panel)."""
+    emb = load_embedder(model) if config.retriever != "bm25" else None
+    before = Retriever(old, config, chunks=old_chunks, embedder=emb)
+    after = Retriever(new, config, chunks=new_chunks, embedder=emb)
+    rows = []
+    for qid, text, needs in asked:
+        was = before.answer(text, needs, k=state.k, budget=state.budget)
+        now = after.answer(text, needs, k=state.k, budget=state.budget)
+        rows.append(
+            {
+                "question": qid,
+                "text": text,
+                "before": (was.verdict or "").split(":", 1)[0],
+                "now": (now.verdict or "").split(":", 1)[0],
+                "verdict changed": was.complete != now.complete,
+            }
+        )
+    return rows
+
+
 def content_key(doc: Document) -> str:
     """The cache key of a loaded document: its bytes' hash and how they were read. The same
     bytes uploaded as ``.md`` and as ``.txt`` are two documents (one has Markdown structure)."""
@@ -250,6 +305,40 @@ def on_upload(sample_names: set[str]) -> None:
     state.page = 1
 
 
+def on_version_upload() -> None:
+    """An earlier version to compare with; a file that cannot be read is one message."""
+    file = state.version_upload
+    state.upload_error = None
+    if file is None:
+        return
+    data = file.getvalue()
+    try:
+        pipeline.check_upload_size(file.name, len(data), limit_mb=UPLOAD_LIMIT_MB)
+        sha = hashlib.sha256(data).hexdigest()
+        load(sha, file.name, data)
+    except ExplorerError as exc:
+        state.upload_error = str(exc)
+        return
+    state.version = (f"{file.name} (uploaded)", file.name, sha, data)
+
+
+def on_version_pick() -> None:
+    name = state.version_pick
+    if name is None:
+        state.version = None
+    elif name in state.uploads:
+        file_name, sha, data = state.uploads[name]
+        state.version = (name, file_name, sha, data)
+    else:
+        data = (pipeline.SAMPLES_DIR / name).read_bytes()
+        state.version = (name, name, hashlib.sha256(data).hexdigest(), data)
+
+
+def clear_version() -> None:
+    state.version = None
+    state.version_pick = None
+
+
 def on_unit() -> None:
     rng = pipeline.SIZE_RANGES[state.unit]
     state.size, state.overlap = rng.default, rng.overlap
@@ -261,6 +350,8 @@ def copy_value(src: str, dst: str) -> None:
 
 def on_source() -> None:
     state.chunk, state.page = None, 1
+    state.version = None  # a comparison belongs to the document it was made for
+    state.version_pick = None
     state.upload_error = None  # the message was about the file not loaded; a choice ends it
 
 
@@ -309,6 +400,24 @@ with st.sidebar:
         on_change=on_upload,
         args=(set(samples),),
     )
+    with st.expander("Compare with another version", expanded=state.get("version") is not None):
+        st.file_uploader(
+            "An earlier version of this document",
+            type=list(pipeline.UPLOAD_TYPES),
+            key="version_upload",
+            on_change=on_version_upload,
+            help="What changed since that version: this page tinted unchanged / changed / new "
+            "chunk by chunk, the removed chunks listed, and the questions whose verdict changes.",
+        )
+        st.selectbox(
+            "…or one of the documents above",
+            [None, *(s for s in sources if s != state.source)],
+            key="version_pick",
+            format_func=lambda s: "—" if s is None else s,
+            on_change=on_version_pick,
+        )
+        if state.get("version") is not None:
+            st.button("Stop comparing", key="version_clear", on_click=clear_version)
 
 if state.upload_error:
     st.error(pipeline.md_text(state.upload_error))
@@ -692,8 +801,24 @@ with link_box:
         st.caption(f"{state.source} was uploaded: whoever opens the link must upload it too.")
 pages = [c.page_start for c in chunks]
 marks = pipeline.evidence_highlights(results, context)
-view = state.view if ranking else "Chunks"
-if view == "Query hits":
+changes: ChunkDiff | None = None
+old_doc: Document | None = None
+old_chunks: list[Chunk] = []
+if state.get("version") is not None and settings.splitter != "semantic":
+    label, old_name, old_sha, old_data = state.version
+    try:
+        old_doc = load(old_sha, old_name, old_data)
+        old_chunks = chunk(content_key(old_doc), chunking_key, old_doc, settings)
+        changes = version_diff(
+            content_key(old_doc), doc_key, chunking_key, old_doc, old_chunks, doc, chunks
+        )
+    except ExplorerError as exc:
+        st.error(pipeline.md_text(str(exc)))
+views = [*(pipeline.VIEWS if ranking else ["Chunks"]), *(["Changes"] if changes else [])]
+view = state.view if state.view in views else "Chunks"
+if view == "Changes" and changes is not None:
+    highlights = pipeline.change_highlights(changes, chunks, selected=selected)
+elif view == "Query hits":
     highlights = [
         *pipeline.context_highlights(answer.pieces if answer else (), hits, chunks, doc.text),
         *(pipeline.fill_highlights(answer, chunks, doc.text) if answer else []),
@@ -710,15 +835,16 @@ view_key = f"{view}|{highlights_key(highlights)}"
 # with the chunk's details only while a chunk is selected
 view_col, pick_col = st.columns([3, 2], vertical_alignment="bottom", gap="large")
 with view_col:
-    if ranking:
+    if len(views) > 1:
         st.radio(
             "Show on the document",
-            pipeline.VIEWS,
+            views,
             key="view",
             horizontal=True,
             help="Chunks: every chunk in its own colour. Query hits: the retrieved chunks with "
             "their rank, and (grey, +) the text widening adds. Heat: every chunk tinted by its "
-            "score. Evidence phrases are underlined: green if retrieved, red if not.",
+            "score. Changes: each chunk as unchanged, changed or new since the other version. "
+            "Evidence phrases are underlined: green if retrieved, red if not.",
         )
     else:
         st.caption("Every chunk in its own colour. Ask a question to see its hits or a heat map.")
@@ -859,6 +985,49 @@ if selected is not None:
             language=None,
             wrap_lines=True,
         )
+
+# --------------------------------------------------------------------------- versions
+
+if changes is not None and old_doc is not None:
+    label = state.version[0]
+    st.subheader(f"What changed since {label}", anchor=False)
+    counts = changes.counts()
+    cols = st.columns(5)
+    for col, (name, key, tip) in zip(
+        cols,
+        (
+            ("Unchanged", "unchanged", "Chunks with the same id: their index records stay."),
+            ("Changed", "changed", "New chunks over text that changed: they replace old ones."),
+            ("New", "added", "New chunks over new text."),
+            ("Removed", "removed", "Old chunks whose text is gone."),
+            ("To embed", "reembed", "Distinct new texts an index must embed."),
+        ),
+        strict=True,
+    ):
+        col.metric(name, counts[key], help=tip)
+    st.caption(
+        f"An index updated from {label} deletes {counts['stale']} stale records (the removed "
+        "chunks and those the changed ones replace), so old text does not stay searchable."
+    )
+    st.html(pipeline.change_legend_html())
+    if changes.removed:
+        with st.expander(f"The {len(changes.removed)} removed chunks (from {label})"):
+            for ref in changes.removed:
+                st.markdown(f"**Chunk {ref.index} of {pipeline.md_escape(label)}**")
+                st.code(old_doc.text[ref.start : ref.end], language=None, wrap_lines=True)
+    to_check = [
+        q
+        for q in check_questions(state.get("query_set"), doc.name, question, phrases)
+        if q[2]  # with evidence
+    ]
+    if to_check:
+        rows = version_verdicts(old_doc, old_chunks, doc, chunks, config, to_check, model)
+        flips = [r for r in rows if r["verdict changed"]]
+        st.markdown(
+            f"**{len(flips)} of {len(rows)} questions change verdict** from "
+            f"{pipeline.md_escape(label)} to this version."
+        )
+        st.dataframe(rows, hide_index=True, key="version_verdicts")
 
 # --------------------------------------------------------------------------- charts
 

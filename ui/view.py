@@ -20,6 +20,7 @@ from typing import Any
 from explorer import resources
 from explorer.answer import Answer
 from explorer.chunking.diagnostics import Diagnosis, issue
+from explorer.chunking.diff import ChunkDiff
 from explorer.chunking.measures import DEFAULT_ENCODING, get_measure
 from explorer.chunking.splitters import (
     RECURSIVE_LEVELS,
@@ -973,3 +974,44 @@ def link_url(base: str | None, params: Mapping[str, str]) -> str:
     query = urlencode(params)
     root = (base or "").split("?", 1)[0]
     return f"{root}?{query}" if root else f"?{query}"
+
+
+# --------------------------------------------------------------------------- versions
+
+CHANGE_COLORS = {"unchanged": "#c7ccd1", "changed": "#f28e2b", "added": "#4e79a7"}
+"""Unchanged chunks grey, changed ones orange, new ones blue."""
+CHANGE_LABELS = {"unchanged": "unchanged", "changed": "changed", "added": "new"}
+
+
+def change_highlights(
+    diff: ChunkDiff, chunks: Sequence[Chunk], *, selected: int | None = None
+) -> list[render.Highlight]:
+    """Each chunk of the new version tinted by what the diff says of it."""
+    kind = {u.new.index: "unchanged" for u in diff.unchanged}
+    kind |= {c.new.index: "changed" for c in diff.changed}
+    kind |= {a.index: "added" for a in diff.added}
+    out = []
+    for c in chunks:
+        k = kind.get(c.index, "added")
+        out.append(
+            render.Highlight(
+                c.start,
+                c.end,
+                c.index,
+                CHANGE_COLORS[k],
+                label=str(c.index),
+                selected=c.index == selected,
+                title=f"chunk {c.index}: {CHANGE_LABELS[k]}",
+            )
+        )
+    return out
+
+
+def change_legend_html() -> str:
+    """The three tints of the Changes view."""
+    swatches = "".join(
+        f'<span style="display:inline-block;width:12px;height:12px;border-radius:2px;'
+        f'background:{CHANGE_COLORS[k]};margin:0 4px 0 12px"></span>{CHANGE_LABELS[k]}'
+        for k in ("unchanged", "changed", "added")
+    )
+    return f'<div style="font-size:13px;color:#59636e">Changes view:{swatches}</div>'
