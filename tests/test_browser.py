@@ -316,3 +316,35 @@ def test_a_wide_document_scrolls_inside_its_own_box(page: Any, name: str) -> Non
     assert sizes["doc"] <= sizes["view"] + 1  # the page does not grow sideways
     assert sizes["mainScroll"] <= sizes["mainWidth"] + 1
     screenshot(page, f"browser-10-{name}.png")
+
+
+def test_a_link_reopens_its_view_in_a_new_browser(chromium: Any, app_url: str) -> None:
+    from urllib.parse import urlencode
+
+    from explorer.config import Config
+
+    config = Config().replace(splitter="sentence", unit="words", size=40, overlap=0)
+    params = {
+        "doc": "writing-guide.md",
+        "config": config.to_spec(),
+        "k": "3",
+        "q": "Which strategy keeps tables whole?",
+        "e": "Keeps tables whole",
+        "chunk": "4",
+        "view": "chunks",
+    }
+    context = chromium.new_context(viewport={"width": 1500, "height": 1000})
+    page = context.new_page()
+    page.goto(f"{app_url}/?{urlencode(params)}")
+    wait_for_app(page, 120_000)
+    assert page.get_by_label("Question", exact=True).input_value() == params["q"]
+    assert page.get_by_text("Chunk #4", exact=True).is_visible()
+    assert page.locator(".ce-doc .ce-badge.ce-selected").get_attribute("data-index") == "4"
+    # the address bar holds the view's link, and Copy link shows the same
+    assert "doc=writing-guide.md" in page.url and "chunk=4" in page.url
+    page.get_by_role("button", name="Copy link").click()
+    page.wait_for_timeout(500)
+    shown = page.locator('[data-testid="stPopoverBody"] code').inner_text()
+    assert "doc=writing-guide.md" in shown and "chunk=4" in shown
+    screenshot(page, "link-reopened.png")
+    context.close()

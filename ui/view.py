@@ -933,7 +933,10 @@ def read_link(
     source = _one(params, "doc")
     if source is not None and (source in samples or source in uploads):
         out["source"] = source
-        out["queries"] = {source: (_one(params, "q") or "", _one(params, "e") or "")}
+        question = _one(params, "q") or ""
+        out["queries"] = {source: (question, _one(params, "e") or "")}
+        # the link's question is not a new one: its view stands (a new question shows its hits)
+        out["asked"] = f"{source}\n{question.strip()}"
     elif source is not None:
         kind = "a document uploaded in another session" if _one(params, "upload") else "a file"
         notes.append(
