@@ -21,3 +21,7 @@ class SettingsError(ExplorerError, ValueError):
 
 class MeasureError(ExplorerError):
     """A size measure could not be set up (unknown or unavailable encoding, model files)."""
+
+
+class LibraryError(ExplorerError):
+    """Another library's splitter is not installed, or failed on this text."""
