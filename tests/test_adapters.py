@@ -545,10 +545,12 @@ socket.socket.connect = refuse
 socket.create_connection = refuse
 from explorer.adapters import ADAPTERS, AdapterSettings, split_library
 from tests.conftest import make_doc
-doc = make_doc("# Title\\n\\nRefunds are available within seven days. Café 🙂.\\n" * 20, kind="markdown")
+text = "# Title\\n\\nRefunds are available within seven days. Café 🙂.\\n" * 20
+doc = make_doc(text, kind="markdown")
 for name, a in ADAPTERS.items():
     for unit in a.units:
-        r = split_library(doc, AdapterSettings(name, unit=unit, size=40, overlap=8 if a.overlap else 0))
+        s = AdapterSettings(name, unit=unit, size=40, overlap=8 if a.overlap else 0)
+        r = split_library(doc, s)
         assert r.items, name
 print("offline ok")
 """
