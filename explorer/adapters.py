@@ -369,17 +369,26 @@ def _normalised_finder(
     text: str, t: str
 ) -> Callable[[int, int | None], tuple[int, int] | None] | None:
     """A finder that ignores how much white space separates the words of ``t`` and drops U+FFFD
-    at its ends (half a character left by a token boundary); None if nothing is left."""
-    words = _SPACE_RUN.findall(t.strip().strip("\ufffd"))
+    at its ends (half a character left by a token boundary); None if nothing is left. White
+    space ``t`` starts or ends with is included where the document has it too."""
+    core = t.strip("\ufffd")
+    words = _SPACE_RUN.findall(core)
     if not words:
         return None
     pattern = re.compile(r"\s*".join(re.escape(w) for w in words))
+    lead = core[: len(core) - len(core.lstrip())]
+    trail = core[len(core.rstrip()) :]
 
     def find(pos: int, before: int | None) -> tuple[int, int] | None:
         m = pattern.search(text, pos)
         if m is None or (before is not None and m.start() >= before):
             return None
-        return m.span()
+        a, b = m.span()
+        if lead and text.endswith(lead, 0, a) and a - len(lead) >= pos:
+            a -= len(lead)
+        if trail and text.startswith(trail, b):
+            b += len(trail)
+        return a, b
 
     return find
 
@@ -512,20 +521,19 @@ def locate_chunks(
             )
             if span is not None:
                 loc = Location(*span, "library" if span[0] == hint else "located")
-        if loc is None:
-            norm = _normalised_finder(text, t)
-            if norm is not None:
-                span = _pick(norm, text, max(prev_start, 0), reach, overlap, shared, hint)
-                if span is None:
-                    span = norm(0, None)
-                    if span is not None:
-                        loc = Location(*span, "out_of_order")
-                else:
-                    loc = Location(*span, "normalised")
+        norm = _normalised_finder(text, t) if loc is None else None
+        if loc is None and norm is not None:
+            span = _pick(norm, text, max(prev_start, 0), reach, overlap, shared, hint)
+            if span is not None:
+                loc = Location(*span, "normalised")
         if loc is None:
             s = text.find(t)
             if s >= 0:
                 loc = Location(s, s + len(t), "out_of_order")
+        if loc is None and norm is not None:
+            span = norm(0, None)
+            if span is not None:
+                loc = Location(*span, "out_of_order")
         if loc is not None:
             prev_start = loc.start
             reach = max(reach, loc.end)
