@@ -12,11 +12,13 @@ Every chunk a library returns is then placed in the document (:func:`locate_chun
   semchunk's ``offsets=True``, chonkie's ``start_index``) is used once the chunk's text is found
   at it;
 * otherwise (no offset, or one the library found by searching the text, as LangChain's
-  ``start_index`` and LlamaIndex's ``start_char_idx`` are) the chunk is located in order: among
-  the places its text occurs after the previous chunk's start, the one sharing the most with the
-  chunks before it without going over the requested overlap (that is how these libraries build
-  overlap); a text that occurs nowhere is searched again with its white space made flexible and
-  any U+FFFD (a character cut in two by a token boundary) at its ends dropped.
+  ``start_index`` and LlamaIndex's ``start_char_idx`` are) the chunk is located in order, from
+  the previous chunk's start on: preferably where it adds text after the chunks before it while
+  sharing at most the requested overlap with them (that is how these libraries build overlap),
+  else where it follows them without skipping text; a searched offset is accepted when it is
+  one of these places (see :func:`_pick`). A text that occurs nowhere is searched again with its
+  white space made flexible and any U+FFFD (a character cut in two by a token boundary) at its
+  ends dropped.
 
 Placed chunks become our :class:`~explorer.splitters.Chunk` records, so ``doc.text[c.start:c.end]
 == c.text`` holds for every chunk and everything downstream works; a chunk that could not be

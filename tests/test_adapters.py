@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.adapters import (
@@ -295,6 +295,42 @@ def test_our_splitters_pass_the_audit_for_any_text(
     a = audit_ours(doc, chunks, settings)
     assert (a.offset_wrong, a.not_found, a.dropped_chars, a.duplicated_chars) == (0, 0, 0, 0)
     assert a.over_limit == sum("oversize" in c.flags for c in chunks)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    text=texts,
+    name=st.sampled_from(NAMES),
+    size=st.integers(4, 60),
+    overlap_frac=st.floats(0, 0.9),
+    data=st.data(),
+)
+def test_any_library_on_any_text_gives_exact_spans_or_flags(
+    text: str, name: str, size: int, overlap_frac: float, data: st.DataObject
+) -> None:
+    """Whatever a library does to whatever text: every chunk is exact, re-spaced and flagged, or
+    not found and flagged; the sums are the per-chunk flags; dropped text is recounted."""
+    unit = data.draw(st.sampled_from(ADAPTERS[name].units))
+    doc = make_doc(text, kind="markdown")
+    s = settings_for(name, unit, size, min(int(size * overlap_frac), size - 1))
+    try:
+        r = split_library(doc, s)
+    except LibraryError:
+        return  # the library refused these settings or this text (LlamaIndex, chonkie do)
+    for it in r.items:
+        if it.chunk is None:
+            assert it.audit.flags[:1] == ("not_found",)
+        else:
+            assert text[it.chunk.start : it.chunk.end] == it.chunk.text
+            assert it.chunk.text == it.text or it.how in ("normalised", "out_of_order")
+    for key in ("offset_wrong", "not_found", "over_limit"):
+        assert getattr(r.audit, key) == sum(key in a.flags for a in r.audit.per_chunk)
+    mask = bytearray(len(text))
+    for c in r.chunks:
+        mask[c.start : c.end] = b"\x01" * (c.end - c.start)
+    assert r.audit.dropped_chars == sum(
+        1 for i, ch in enumerate(text) if not mask[i] and not ch.isspace()
+    )
 
 
 # --------------------------------------------------------------------------- known cases
