@@ -203,6 +203,7 @@ class Config:
 FLAT_KEYS: tuple[str, ...] = tuple(k for k in Config().to_json() if k not in OUTPUT_ONLY)
 """Every key of the flat form that :meth:`Config.from_json` reads."""
 
+
 def _size_changed(flat: Mapping[str, Any]) -> bool:
     """The splitter, unit or size differ from the recommended ones (an overlap is then always
     written out, as reading them back without one would give the default share)."""

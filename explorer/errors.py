@@ -37,3 +37,7 @@ class DiffError(ExplorerError, ValueError):
 
 class StatsError(ExplorerError, ValueError):
     """Outcomes that cannot be compared (different questions, no questions, not booleans)."""
+
+
+class LibraryError(ExplorerError):
+    """Another library's splitter is not installed, or failed on this text."""

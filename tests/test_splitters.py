@@ -13,7 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.chunking.measures import UNITS, get_measure, tiktoken_encoding
+from explorer.chunking.measures import (
+    DEFAULT_ENCODING,
+    UNITS,
+    get_measure,
+    standalone_counter,
+    tiktoken_encoding,
+)
 from explorer.chunking.splitters import SPLITTERS, Chunk, ChunkSettings, split
 from explorer.documents.model import Document
 from explorer.errors import MeasureError, SettingsError
@@ -53,9 +59,9 @@ def check_invariants(doc: Document, settings: ChunkSettings, chunks: Sequence[Ch
         if prev is not None:
             assert c.start > prev.start, "starts strictly increase"
             assert c.end > prev.end, "every chunk adds text"
-        assert c.size == units.size(c.start, c.end)
+        assert c.size == measure.count(c.text), "size is the measure of the chunk text alone"
         if settings.unit in ("chars", "words"):
-            assert c.size == measure.count(c.text), "size is the measure of the chunk text"
+            assert c.size == units.size(c.start, c.end)
         assert ("oversize" in c.flags) == (c.size > settings.size)
         if settings.splitter != "sentence" and c.size > settings.size:
             # only what cannot be cut may exceed the limit: one character that carries several
@@ -93,6 +99,63 @@ def test_invariants_hold_for_any_text(
     check_invariants(doc, settings, chunks)
     again = split(doc, settings, embed=fake_embed)
     assert [(c.id, c.start, c.end) for c in again] == [(c.id, c.start, c.end) for c in chunks]
+
+
+RETOKENISING = [
+    " recreational", " reimbursement", " unauthorised", "\n\nrecreational", " 12345", "\r\n",
+    " ", "\n", ".\n", "  \n", " 🙂", "é", "Ø", " naïve", "-", "'s", " of", " the",
+]  # fmt: skip
+"""Pieces whose tokens change when a chunk boundary trims the space in front of them."""
+
+token_texts = st.lists(
+    st.one_of(st.sampled_from(RETOKENISING), st.sampled_from(PIECES), st.text(max_size=4)),
+    max_size=80,
+).map("".join)
+
+
+@pytest.mark.parametrize("splitter", ["fixed", "recursive", "structure", "sentence"])
+@given(
+    text=token_texts,
+    size=st.integers(1, 24),
+    overlap_frac=st.floats(0, 0.9),
+    markdown=st.booleans(),
+)
+def test_a_token_chunk_encoded_alone_fits_its_limit(
+    splitter: str, text: str, size: int, overlap_frac: float, markdown: bool
+) -> None:
+    """What a user checks: ``len(enc.encode(chunk.text)) <= size`` unless flagged oversize."""
+    doc = make_doc(text, kind="markdown" if markdown else "text")
+    settings = ChunkSettings(
+        splitter=splitter, unit="tokens", size=size, overlap=min(int(size * overlap_frac), size - 1)
+    )
+    enc = tiktoken_encoding(settings.encoding)
+    for c in split(doc, settings):
+        alone = len(enc.encode_ordinary(c.text))
+        assert c.size == alone
+        assert alone <= size or "oversize" in c.flags, (c, alone)
+
+
+@given(text=token_texts, a=st.integers(0, 400), length=st.integers(0, 400))
+def test_standalone_token_count_equals_encoding_the_span(text: str, a: int, length: int) -> None:
+    """The shortcut (encode head and tail, count the middle from the document's tokens) is exact."""
+    measure = get_measure("tokens")
+    counter = standalone_counter(measure, text, measure.units(text))
+    assert counter is not None
+    a = min(a, len(text))
+    b = min(len(text), a + length)
+    enc = tiktoken_encoding(DEFAULT_ENCODING)
+    assert counter(a, b) == len(enc.encode_ordinary(text[a:b]))
+
+
+def test_fixed_token_chunks_fit_when_encoded_alone_on_the_corpus() -> None:
+    """The case that showed the bug: fixed 256/32 chunks re-encoded with ``enc.encode``."""
+    enc = tiktoken_encoding(DEFAULT_ENCODING)
+    for path in corpus_files(".md", ".pdf"):
+        doc = load_cached(path)
+        for splitter in ("fixed", "recursive"):
+            settings = ChunkSettings(splitter=splitter, unit="tokens", size=256, overlap=32)
+            for c in split(doc, settings):
+                assert len(enc.encode(c.text)) <= 256 or "oversize" in c.flags, (path.name, c)
 
 
 def test_token_overlap_matches_tiktoken_offsets() -> None:

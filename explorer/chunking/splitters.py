@@ -2,8 +2,9 @@
 
 Every splitter returns chunks for which ``doc.text[c.start:c.end] == c.text`` holds, whose starts
 strictly increase, which together cover every non-white-space character, and whose ``size`` (in
-the chosen measure) is at most ``settings.size`` unless the chunk is flagged ``oversize`` (a
-single unit that cannot be split, such as one long sentence under the ``sentence`` splitter).
+the chosen measure, counted on the chunk's text alone) is at most ``settings.size`` unless the
+chunk is flagged ``oversize`` (a single unit that cannot be split, such as one long sentence under
+the ``sentence`` splitter).
 
 All splitters share one packing engine. A splitter is a list of *levels* of cut positions, from
 the coarsest to the finest (for ``recursive``: paragraphs, lines, sentences, words, then a hard
@@ -29,7 +30,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from explorer.chunking.measures import DEFAULT_ENCODING, UNITS, Measure, Units, get_measure
+from explorer.chunking.measures import (
+    DEFAULT_ENCODING,
+    UNITS,
+    Measure,
+    Units,
+    get_measure,
+    standalone_counter,
+)
 from explorer.documents.load import trim_span
 from explorer.documents.model import Block, Document
 from explorer.errors import SettingsError
@@ -151,6 +159,7 @@ class Chunk:
     end: int
     text: str
     size: int
+    """Units in ``text`` counted on its own: ``measure.count(text)``."""
     overlap: int
     """Units shared with the previous chunk (0 for the first)."""
     heading_path: tuple[str, ...]
@@ -411,17 +420,26 @@ def pack(
     overlap: int,
     hard: bool = True,
     overlap_floor: Callable[[int], int] | None = None,
+    alone: Callable[[int, int], int] | None = None,
 ) -> list[tuple[int, int, str | None]]:
     """Cut ``[0, units.length)`` into spans ``(start, end, flag)``; see the module docstring.
 
     With ``hard=False`` no cut is made between units: a piece bigger than ``size`` becomes one
     span flagged ``oversize`` (the sentence splitter). ``overlap_floor(e)`` is the earliest
     position the chunk after one ending at ``e`` may start at (the structure splitter keeps
-    overlap inside a section and out of tables and code blocks).
+    overlap inside a section and out of tables and code blocks). ``alone(a, b)``, when given, is
+    the size of the trimmed ``text[a:b]`` counted on its own; a chunk is then made to fit the
+    limit by that count too (see :func:`_choose_end_alone`).
     """
     n = units.length
     spans: list[tuple[int, int, str | None]] = []
     all_levels = [*levels, Level("hard", None, "hard_cut")] if hard else list(levels)
+
+    def choose(p: int, after: int) -> tuple[int, str | None]:
+        if alone is None:
+            return _choose_end(units, all_levels, p, after, size, n)
+        return _choose_end_alone(units, all_levels, p, after, size, n, alone)
+
     p = 0
     after = 0  # the previous chunk's end: every chunk must reach past it
     while p < n:
@@ -430,10 +448,10 @@ def pack(
         if p >= n:
             break
         after = max(after, p)
-        end, flag = _choose_end(units, all_levels, p, after, size, n)
+        end, flag = choose(p, after)
         if end < 0 and p < after:
             p = after  # the overlap leaves no room: start afresh at the previous end
-            end, flag = _choose_end(units, all_levels, p, after, size, n)
+            end, flag = choose(p, after)
         if end < 0:
             end, flag = _next_cut(units, all_levels, after, n), None  # one piece over the limit
         spans.append((p, end, flag))
@@ -462,6 +480,33 @@ def _choose_end(
         c = level.cuts.last_in(after, reach)
         if c > 0:
             return c, level.flag
+    return -1, None
+
+
+def _choose_end_alone(
+    units: Units,
+    levels: Sequence[Level],
+    p: int,
+    after: int,
+    size: int,
+    n: int,
+    alone: Callable[[int, int], int],
+) -> tuple[int, str | None]:
+    """:func:`_choose_end`, then shrink the chunk until its text counted on its own fits too.
+
+    Each retry lowers the limit in the document's tokenisation by what the chunk's own count
+    exceeded it by. Returns -1 when no end fits (the caller then makes one piece, flagged).
+    """
+    limit = size
+    end, flag = _choose_end(units, levels, p, after, limit, n)
+    while end > 0:
+        real = alone(p, end)
+        if real <= size:
+            return end, flag
+        limit -= real - size
+        if limit < 1:
+            break
+        end, flag = _choose_end(units, levels, p, after, limit, n)
     return -1, None
 
 
@@ -655,6 +700,14 @@ def split(
         units = settings.measure.units(doc.text)
     levels, hard = _levels_for(doc, settings, embed)
     floor = _structure_floor(doc) if settings.splitter == "structure" else None
+    counter = standalone_counter(settings.measure, doc.text, units)
+    alone = None
+    if counter is not None:
+        text = doc.text
+
+        def alone(a: int, b: int) -> int:
+            return counter(*trim_span(text, a, b))
+
     spans = pack(
         doc.text,
         units,
@@ -663,8 +716,9 @@ def split(
         overlap=settings.overlap,
         hard=hard,
         overlap_floor=floor,
+        alone=alone,
     )
-    return _finish(doc, settings, units, spans)
+    return _finish(doc, settings, units, spans, counter)
 
 
 def _finish(
@@ -672,6 +726,7 @@ def _finish(
     settings: ChunkSettings,
     units: Units,
     spans: Sequence[tuple[int, int, str | None]],
+    counter: Callable[[int, int], int] | None = None,
 ) -> list[Chunk]:
     text = doc.text
     trimmed: list[tuple[int, int, set[str]]] = []
@@ -695,7 +750,7 @@ def _finish(
     ids = chunk_ids(doc, [(s, e) for s, e, _ in trimmed], settings.key())
     prev_end = 0
     for i, (s, e, flags) in enumerate(trimmed):
-        size = units.size(s, e)
+        size = units.size(s, e) if counter is None else counter(s, e)
         if size > settings.size:
             flags.add("oversize")
         if settings.splitter == "fixed":
