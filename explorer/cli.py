@@ -1,4 +1,4 @@
-"""Command line: ``python -m explorer text|chunk|query|eval|sweep|ab|diff ...``.
+"""Command line: ``python -m explorer text|chunk|audit|query|eval|sweep|ab|diff ...``.
 
 Every command that chunks or answers takes the same configuration options, each defaulting to
 the recommended configuration (:class:`explorer.config.Config`); ``query`` and ``eval`` print the
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from explorer.answer import DEFAULT_K, Retriever
+from explorer.chunking.adapters import LIBRARY_SPLITTERS
 from explorer.chunking.export import chunk_record, manifest
 from explorer.chunking.measures import UNITS
 from explorer.chunking.splitters import SPLITTERS, split
@@ -53,7 +54,16 @@ def _config_options(p: argparse.ArgumentParser) -> None:
     d = Config()
     c = d.chunking
     g = p.add_argument_group("configuration (each defaults to the recommended one)")
-    g.add_argument("--splitter", choices=SPLITTERS, help=f"default {c.splitter}")
+    g.add_argument(
+        "--splitter",
+        choices=[*SPLITTERS, *LIBRARY_SPLITTERS],
+        help=f"ours, or another library's (default {c.splitter})",
+    )
+    g.add_argument(
+        "--options",
+        help="a library splitter's own options as a JSON object, "
+        'e.g. \'{"keep_separator": "end"}\'',
+    )
     g.add_argument("--unit", choices=UNITS, help=f"the size measure (default {c.unit})")
     g.add_argument("--size", type=int, help=f"the size limit in --unit (default {c.size})")
     g.add_argument(
@@ -102,7 +112,8 @@ def config_from(args: argparse.Namespace) -> Config:
     """The recommended configuration with whatever the options change (the one place the
     command line builds a configuration)."""
     given: dict[str, Any] = {}
-    for key in ("splitter", "unit", "size", "overlap", "encoding", "retriever", "dense", "model"):
+    keys = ("splitter", "unit", "size", "overlap", "encoding", "options", "retriever", "dense")
+    for key in (*keys, "model"):
         if getattr(args, key, None) is not None:
             given[key] = getattr(args, key)
     if getattr(args, "carry", None) is not None:
@@ -133,6 +144,14 @@ def build_parser() -> argparse.ArgumentParser:
     chunk = sub.add_parser("chunk", help="print chunks as JSON Lines")
     chunk.add_argument("path")
     _config_options(chunk)
+    audit = sub.add_parser(
+        "audit",
+        help="the integrity audit of a splitter on a document: offsets reported wrong, chunks not "
+        "found, text dropped or repeated, chunks over their limit, overlap asked and given",
+    )
+    audit.add_argument("path")
+    audit.add_argument("--json", action="store_true", help="print one JSON object")
+    _config_options(audit)
 
     query = sub.add_parser(
         "query",
@@ -399,6 +418,51 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     return 0
 
 
+def library_records(doc: Document, config: Config) -> list[dict[str, Any]]:
+    """A library splitter's chunks as JSON Lines records, each with the start the library
+    reported (``library_start``, or null) and its audit flags (``audit``); a chunk that could
+    not be found in the document is a record without a span."""
+    from explorer.chunking.adapters import adapter_settings, split_library
+
+    settings = config.chunking
+    result = split_library(doc, adapter_settings(settings))
+    for message in result.messages:
+        print(f"warning: {result.library}: {message}", file=sys.stderr)
+    out = []
+    for item in result.items:
+        if item.chunk is not None:
+            record = chunk_record(doc, settings, item.chunk)
+        else:
+            record = {"id": None, "doc": doc.name, "text": item.text, "start": None, "end": None}
+        record["library_index"] = item.index
+        record["library_start"] = item.library_start
+        record["audit"] = list(item.audit.flags)
+        out.append(record)
+    return out
+
+
+def run_audit(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from explorer.chunking.adapters import adapter_settings, audit_ours, split_library
+
+    doc = _load(args.path)
+    settings = config.chunking
+    if settings.splitter in LIBRARY_SPLITTERS:
+        result = split_library(doc, adapter_settings(settings))
+        summary = result.audit.summary()
+        summary["mapping"] = dict(result.mapping)
+    else:
+        summary = audit_ours(doc, split(doc, settings), settings).summary()
+    summary["config"] = config.to_json()
+    if args.json:
+        out.write(json.dumps(summary, ensure_ascii=False) + "\n")
+        return 0
+    for key, value in summary.items():
+        if key not in ("snippet", "config", "mapping"):
+            out.write(f"{key:>18}: {value}\n")
+    out.write(f"\nreproduce it:\n{summary['snippet']}\n")
+    return 0
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     out = sys.stdout
@@ -417,8 +481,14 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "diff":
         return run_diff(args, config, out)
+    if args.command == "audit":
+        return run_audit(args, config, out)
     doc = _load(args.path)
     settings = config.chunking
+    if settings.splitter in LIBRARY_SPLITTERS:
+        for record in library_records(doc, config):
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return 0
     embed = None
     if settings.splitter == "semantic":
         from explorer.retrieval.embeddings import embedder

@@ -13,6 +13,8 @@ loss; ``query`` and ``eval`` print it in that form under ``"config"``.
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,6 +121,8 @@ class Config:
                 chunk["overlap"] = None
             if "separators" in chunk:
                 chunk["separators"] = tuple(chunk["separators"])
+            if "options" in chunk:
+                chunk["options"] = _options(chunk["options"])
             try:
                 chunking = dataclasses.replace(chunking, **chunk)
             except TypeError as exc:  # a value of the wrong kind deep inside the validation
@@ -142,6 +146,7 @@ class Config:
             "overlap": c.overlap,
             "separators": list(c.separators),
             "percentile": c.percentile,
+            "options": json.dumps(dict(c.options), sort_keys=True) if c.options else "",
             "retriever": self.retriever,
             "dense": self.dense,
             "model": self.model,
@@ -188,7 +193,7 @@ class Config:
         """``"splitter=fixed,unit=chars,size=500,overlap=0"``: ``key=value`` pairs applied to
         ``base`` (default: the recommended configuration); an empty spec is ``base`` itself."""
         changes: dict[str, Any] = {}
-        for part in spec.split(","):
+        for part in re.split(r",(?=\s*[a-z_-]+=)", spec):
             part = part.strip()
             if not part:
                 continue
@@ -202,6 +207,26 @@ class Config:
 
 FLAT_KEYS: tuple[str, ...] = tuple(k for k in Config().to_json() if k not in OUTPUT_ONLY)
 """Every key of the flat form that :meth:`Config.from_json` reads."""
+
+
+def _options(value: Any) -> tuple[tuple[str, Any], ...]:
+    """A library splitter's options from their flat form (a JSON object, as text) or a mapping."""
+    if isinstance(value, str):
+        if not value.strip():
+            return ()
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise SettingsError(
+                f'options must be a JSON object such as {{"keep_separator": "end"}}, got {value!r}'
+            ) from None
+    if isinstance(value, Mapping):
+        return tuple(
+            sorted((str(k), tuple(v) if isinstance(v, list) else v) for k, v in value.items())
+        )
+    if isinstance(value, tuple | list):
+        return tuple(sorted((str(k), v) for k, v in value))
+    raise SettingsError(f"options must be a JSON object, got {value!r}")
 
 
 def _size_changed(flat: Mapping[str, Any]) -> bool:

@@ -106,3 +106,32 @@ def test_diff_with_questions_names_the_verdicts_that_change(tmp_path: Path) -> N
     assert out["verdict_changes"] == ["days"]
     (v,) = out["verdicts"]
     assert v["old"].startswith("complete") and "was not found" in v["new"]
+
+
+def test_chunk_and_audit_with_a_library_splitter(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    doc = CORPUS / "docker-container-run.md"
+    options = ["--splitter", "langchain-recursive", "--unit", "tokens", "--size", "256",
+               "--overlap", "32"]  # fmt: skip
+    res = subprocess.run(
+        [sys.executable, "-m", "explorer", "chunk", str(doc), *options],
+        capture_output=True, check=True, timeout=300,
+    )  # fmt: skip
+    lines = [json.loads(x) for x in res.stdout.decode().splitlines()]
+    text = doc.read_text(encoding="utf-8")
+    wrong = 0
+    for r in lines:
+        assert {"library_start", "audit"} <= set(r)
+        if r["start"] is not None:
+            assert text[r["start"] : r["end"]] == r["text"]
+        # an independent count: the library's start is wrong when it is not the true one
+        wrong += r["library_start"] != r["start"]
+        assert ("offset_wrong" in r["audit"]) == (r["library_start"] != r["start"])
+    summary = cli("audit", str(doc), *options, "--json")
+    assert summary["library"] == "langchain-text-splitters" and summary["chunks"] == len(lines)
+    assert summary["offset_wrong"] == wrong > 0
+    assert "RecursiveCharacterTextSplitter" in summary["snippet"]
+    ours = cli("audit", str(doc), "--splitter", "structure", "--json")
+    assert ours["offset_wrong"] == ours["not_found"] == ours["over_limit"] == 0

@@ -3,9 +3,12 @@
 * :mod:`~explorer.chunking.measures` — characters, words, tiktoken tokens, the model's tokens;
 * :mod:`~explorer.chunking.splitters` — one packing engine behind every splitter;
 * :mod:`~explorer.chunking.diagnostics` — what is wrong with a chunk (cut mid-sentence, …);
-* :mod:`~explorer.chunking.export` — JSON Lines records and the manifest.
+* :mod:`~explorer.chunking.export` — JSON Lines records and the manifest;
+* :mod:`~explorer.chunking.adapters` — other libraries' splitters, placed exactly and audited;
+* :mod:`~explorer.chunking.diff` — what changed between two versions' chunks.
 """
 
+from explorer.chunking import adapters as adapters  # registers the library splitters
 from explorer.chunking.splitters import SPLITTERS, Chunk, ChunkSettings, embedded_text, split
 
 __all__ = ["SPLITTERS", "Chunk", "ChunkSettings", "embedded_text", "split"]

@@ -41,10 +41,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import metadata
 from statistics import fmean
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from explorer.chunking.measures import DEFAULT_ENCODING, Units, get_measure, standalone_counter
-from explorer.chunking.splitters import Chunk, ChunkSettings
+from explorer.chunking.splitters import Chunk, ChunkSettings, register
 from explorer.documents.model import Document
 from explorer.errors import LibraryError, SettingsError
 
@@ -1820,3 +1820,32 @@ def adapters_by_group() -> dict[str, list[Adapter]]:
     for a in ADAPTERS.values():
         groups.setdefault(a.group, []).append(a)
     return groups
+
+
+# --------------------------------------------------------------------------- registration
+
+
+def adapter_settings(settings: ChunkSettings) -> AdapterSettings:
+    """The library settings our chunk settings name (their splitter is a library one)."""
+    return AdapterSettings(
+        adapter=settings.splitter,
+        unit=settings.unit,
+        size=settings.size,
+        overlap=settings.overlap,
+        encoding=settings.encoding,
+        options={k: cast("OptionValue", v) for k, v in settings.options},
+    )
+
+
+def _register_all() -> None:
+    """Each adapter as a splitter name everywhere (``ChunkSettings(splitter="semchunk")``): the
+    app, the command line, evaluation and the A/B split with it through :func:`split_library`."""
+    for name, spec in ADAPTERS.items():
+
+        def run(doc: Document, settings: ChunkSettings) -> list[Chunk]:
+            return split_library(doc, adapter_settings(settings)).chunks
+
+        register(name, run, version=spec.version, check=adapter_settings)
+
+
+_register_all()

@@ -69,13 +69,28 @@ EXTERNAL: dict[str, ExternalSplitter] = {}
 """Splitters registered by name (see :func:`register`); ``ChunkSettings`` accepts their names."""
 
 
-def register(name: str, splitter: ExternalSplitter, *, version: str = "1") -> None:
+CHECKS: dict[str, Callable[[ChunkSettings], object]] = {}
+"""How each registered splitter checks its settings at construction (raises SettingsError)."""
+VERSIONS: dict[str, Callable[[], str]] = {}
+"""Each registered splitter's version, asked for when needed (an installed library's)."""
+
+
+def register(
+    name: str,
+    splitter: ExternalSplitter,
+    *,
+    version: str | Callable[[], str] = "1",
+    check: Callable[[ChunkSettings], object] | None = None,
+) -> None:
     """Make ``splitter`` available as ``ChunkSettings(splitter=name)`` everywhere: the app, the
-    command line, evaluation. Its chunks must satisfy ``doc.text[c.start:c.end] == c.text``."""
+    command line, evaluation. Its chunks must satisfy ``doc.text[c.start:c.end] == c.text``;
+    ``check`` rejects settings it cannot take (at construction)."""
     if name in SPLITTERS:
         raise SettingsError(f"{name!r} is one of the built-in splitters")
     EXTERNAL[name] = splitter
-    SPLITTER_VERSIONS[name] = version
+    VERSIONS[name] = version if callable(version) else (lambda: str(version))
+    if check is not None:
+        CHECKS[name] = check
 
 
 Flag = Literal["oversize", "hard_cut", "table_split", "code_split"]
@@ -97,6 +112,8 @@ class ChunkSettings:
     percentile: int = SEMANTIC_PERCENTILE
     """The ``semantic`` splitter cuts where the distance between neighbouring sentence groups is
     above this percentile of all such distances in the document."""
+    options: tuple[tuple[str, object], ...] = ()
+    """A library splitter's own options, by name (see :mod:`explorer.chunking.adapters`)."""
 
     def __post_init__(self) -> None:
         if self.overlap is None and isinstance(self.size, int) and not isinstance(self.size, bool):
@@ -129,6 +146,12 @@ class ChunkSettings:
             # an unknown or unloadable encoding fails now, not later (the default one is bundled
             # and loads on first use, so making settings stays cheap)
             get_measure("tokens", self.encoding)
+        if isinstance(self.options, dict):
+            object.__setattr__(self, "options", tuple(sorted(self.options.items())))
+        if self.options and self.splitter not in EXTERNAL:
+            raise SettingsError(f"the {self.splitter} splitter takes no library options")
+        if self.splitter in CHECKS:
+            CHECKS[self.splitter](self)
 
     @property
     def measure(self) -> Measure:
@@ -136,6 +159,8 @@ class ChunkSettings:
 
     @property
     def version(self) -> str:
+        if self.splitter in VERSIONS:
+            return VERSIONS[self.splitter]()
         return SPLITTER_VERSIONS[self.splitter]
 
     def key(self) -> str:
@@ -143,9 +168,10 @@ class ChunkSettings:
         enc = self.encoding if self.unit == "tokens" else "-"
         seps = ",".join(self.separators) if self.splitter == "recursive" else "-"
         pct = self.percentile if self.splitter == "semantic" else "-"
+        opts = ",".join(f"{k}={v!r}" for k, v in self.options)
         return (
             f"{self.splitter}@{self.version}|{self.unit}:{enc}|size={self.size}"
-            f"|overlap={self.overlap}|seps={seps}|pct={pct}"
+            f"|overlap={self.overlap}|seps={seps}|pct={pct}" + (f"|opts={opts}" if opts else "")
         )
 
 
