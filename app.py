@@ -19,6 +19,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from explorer.answer import Answer, Retriever
+from explorer.chunking.adapters import ADAPTERS, LibraryChunking, adapter_settings, split_library
 from explorer.chunking.diagnostics import ISSUES, Diagnosis, diagnose
 from explorer.chunking.diff import ChunkDiff, diff_chunks
 from explorer.chunking.export import chunk_record, manifest, to_jsonl
@@ -212,6 +213,14 @@ def version_verdicts(
     return rows
 
 
+@st.cache_resource(max_entries=8, show_spinner="Running the library's splitter…")
+def library_chunking(
+    doc_key: str, settings_key: str, _doc: Document, _settings: ChunkSettings
+) -> LibraryChunking:
+    """Another library's chunks, placed in the document and audited."""
+    return split_library(_doc, adapter_settings(_settings))
+
+
 def content_key(doc: Document) -> str:
     """The cache key of a loaded document: its bytes' hash and how they were read. The same
     bytes uploaded as ``.md`` and as ``.txt`` are two documents (one has Markdown structure)."""
@@ -339,6 +348,32 @@ def clear_version() -> None:
     state.version_pick = None
 
 
+def library_options(name: str) -> None:
+    """A library splitter's own options (its separators, keep_separator, …), kept in
+    ``state.options`` as the configuration's flat form has them."""
+    spec = ADAPTERS.get(name)
+    if spec is None:
+        state.options = ""
+        return
+    st.caption(f"{spec.title}: {spec.note}" if spec.note else spec.title)
+    chosen: dict[str, object] = {}
+    for opt in spec.options:
+        key = f"opt_{name}_{opt.name}"
+        if opt.choices:
+            value = st.selectbox(opt.name, list(opt.choices), key=key, help=opt.help)
+        elif isinstance(opt.default, bool):
+            value = st.toggle(opt.name, value=opt.default, key=key, help=opt.help)
+        elif isinstance(opt.default, int):
+            value = st.number_input(opt.name, value=opt.default, step=1, key=key, help=opt.help)
+        elif isinstance(opt.default, str):
+            value = st.text_input(opt.name, value=opt.default, key=key, help=opt.help)
+        else:
+            continue  # a list option: the default
+        if value != opt.default:
+            chosen[opt.name] = value
+    state.options = json.dumps(chosen, sort_keys=True) if chosen else ""
+
+
 def on_unit() -> None:
     rng = pipeline.SIZE_RANGES[state.unit]
     state.size, state.overlap = rng.default, rng.overlap
@@ -455,9 +490,10 @@ with st.sidebar:
     st.header("Chunking")
     st.selectbox(
         "Splitter",
-        list(pipeline.APP_SPLITTERS),
+        pipeline.splitter_names(),
         key="splitter",
-        help="  \n".join(f"**{k}**: {v}" for k, v in pipeline.APP_SPLITTERS.items()),
+        format_func=pipeline.splitter_label,
+        help=pipeline.splitter_help(),
     )
     st.selectbox(
         "Size unit", UNITS, key="unit", format_func=pipeline.UNIT_LABELS.get, on_change=on_unit
@@ -506,6 +542,7 @@ with st.sidebar:
     if state.splitter == "semantic":
         low, high, _ = pipeline.PERCENTILE_RANGE
         st.slider("Percentile", low, high, key="percentile", help=pipeline.PERCENTILE_HELP)
+    library_options(state.splitter)
     st.header("Embedding")
     st.text_input(
         "Embedding model",
@@ -556,7 +593,12 @@ st.caption(
 try:
     config = pipeline.config_of(state)  # the one place the main page builds its configuration
     settings = config.chunking
-    if settings.splitter == "semantic":
+    library: LibraryChunking | None = None
+    if settings.splitter in ADAPTERS:
+        chunking_key = settings.key()
+        library = library_chunking(doc_key, chunking_key, doc, settings)
+        chunks = library.chunks
+    elif settings.splitter == "semantic":
         chunking_key = f"{settings.key()}|model={model}"
         chunks = semantic_chunks(doc, settings, model)
     else:
@@ -585,6 +627,26 @@ cols[3].metric("Flagged chunks", len(flagged), help="chunks with at least one is
 cols = st.columns(len(ISSUES))
 for col, issue in zip(cols, ISSUES, strict=True):
     col.metric(issue.label, counts[issue.code], help=f"Chunks that {issue.description}.")
+if library is not None:
+    audit = library.audit
+    st.markdown(
+        f"**{pipeline.md_escape(audit.library)} {pipeline.md_escape(audit.version)}**: the "
+        "integrity audit of its chunks (each placed in the document; *Show only flagged "
+        "chunks* shows the flagged ones)"
+    )
+    cols = st.columns(6)
+    for col, (label, value, tip) in zip(cols, pipeline.audit_metrics(audit), strict=True):
+        col.metric(label, value, help=tip)
+    lost = [it for it in library.items if it.chunk is None]
+    if lost:
+        with st.expander(f"{len(lost)} chunks not found in the document, as the library gave them"):
+            for it in lost:
+                st.code(it.text, language=None, wrap_lines=True)
+    with st.expander(f"Reproduce this chunking with {audit.library}"):
+        st.caption("Parameters: " + ", ".join(f"{k}={v!r}" for k, v in library.mapping.items()))
+        st.code(library.snippet, language="python")
+    for message in library.messages:
+        st.caption(pipeline.md_text(f"{audit.library}: {message}"))
 
 # --------------------------------------------------------------------------- query panel
 

@@ -295,7 +295,7 @@ def open_in_explorer(config: Config, source: str | None = None) -> None:
 
 def fits_explorer(config: Config) -> bool:
     s = config.chunking
-    return s.splitter in pipeline.APP_SPLITTERS and s.size == pipeline.SIZE_RANGES[s.unit].clamp(
+    return s.splitter in pipeline.splitter_names() and s.size == pipeline.SIZE_RANGES[s.unit].clamp(
         s.size
     )
 
@@ -500,9 +500,10 @@ def config_controls(p: str, *, sweep: bool = False) -> None:
     draw no size or overlap: its cells set them)."""
     st.selectbox(
         "Splitter",
-        list(pipeline.APP_SPLITTERS),
+        pipeline.splitter_names(),
         key=p + "splitter",
-        help="  \n".join(f"**{k}**: {v}" for k, v in pipeline.APP_SPLITTERS.items()),
+        format_func=pipeline.splitter_label,
+        help=pipeline.splitter_help(),
     )
     st.selectbox(
         "Size unit",

@@ -560,3 +560,17 @@ def test_a_b_says_whether_the_difference_is_real() -> None:
     table = frame(at, "questions needed")
     assert list(table["at"]) == ["k=1", "k=3", "k=5", "512 tokens", "1024 tokens"]
     assert set(table["p"]) == {"1"}
+
+
+def test_our_structure_splitter_against_a_langchain_1000_200_is_one_a_b() -> None:
+    at = open_page(query_set=questions("refund-policy.md"))
+    set_side(at, "B", splitter="langchain-recursive", unit="chars", size=1000, overlap=200)
+    at.run()
+    assert_ok(at)
+    assert at.selectbox(key="ab_B_splitter").value == "langchain-recursive"
+    at.button(key="ab_run").click().run()
+    assert_ok(at)
+    result = at.session_state["ab_result"]
+    assert result["b"].config.chunking.splitter == "langchain-recursive"
+    assert result["b"].chunks > 0
+    assert any(i.value.startswith("**At k = 5:") for i in [*at.info, *at.success])

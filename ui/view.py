@@ -258,13 +258,63 @@ def chunk_label(chunk: Chunk, *, width: int = 48) -> str:
 # --------------------------------------------------------------------------- many chunks
 
 
+AUDIT_FLAGS = frozenset(
+    ("offset_wrong", "not_found", "normalised", "out_of_order", "over_limit", "duplicated")
+)
+"""The integrity audit's flags on a library splitter's chunks (see explorer.chunking.adapters)."""
+
+
 def visible_indices(
     chunks: Sequence[Chunk], diagnosis: Diagnosis, *, only_flagged: bool
 ) -> list[int]:
-    """Indices of the chunks to show: all, or only those with an issue."""
+    """Indices of the chunks to show: all, or only those with an issue or an audit flag."""
     if only_flagged:
-        return diagnosis.flagged()
+        audited = {c.index for c in chunks if AUDIT_FLAGS & set(c.flags)}
+        return sorted(set(diagnosis.flagged()) | audited)
     return list(range(len(chunks)))
+
+
+def splitter_label(name: str) -> str:
+    """A splitter's name in the picker: ours as they are, a library's with its library."""
+    from explorer.chunking.adapters import ADAPTERS
+
+    spec = ADAPTERS.get(name)
+    return name if spec is None else f"{spec.group} · {spec.title} ({name})"
+
+
+def splitter_help() -> str:
+    """The picker's help: our splitters, then the libraries'."""
+    from explorer.chunking.adapters import adapters_by_group
+
+    ours = "  \n".join(f"**{k}**: {v}" for k, v in APP_SPLITTERS.items())
+    theirs = "  \n".join(
+        f"**{group}**: " + ", ".join(a.title for a in members)
+        for group, members in adapters_by_group().items()
+    )
+    return f"{ours}  \n\nOther libraries, called through their own APIs and audited:  \n{theirs}"
+
+
+def splitter_names() -> list[str]:
+    from explorer.chunking.adapters import LIBRARY_SPLITTERS
+
+    return [*APP_SPLITTERS, *LIBRARY_SPLITTERS]
+
+
+def audit_metrics(audit: Any) -> list[tuple[str, str, str]]:
+    """The audit's summary as metric label, value and help."""
+    return [
+        ("Offsets wrong", f"{audit.offset_wrong:,}", "Chunks whose start the library reported "
+         "wrongly (or as -1)."),
+        ("Not found", f"{audit.not_found:,}", "Chunks whose text is not in the document."),
+        ("Dropped", f"{audit.dropped_chars:,} chars", "Non-white-space characters of the "
+         "document in no chunk."),
+        ("Repeated", f"{audit.duplicated_chars:,} chars", "Text repeated beyond the overlap "
+         "asked."),
+        ("Over limit", f"{audit.over_limit:,}", "Chunks over their size limit, by the library's "
+         "own length function."),
+        ("Overlap", f"{audit.overlap_realised:g} of {audit.overlap_requested}", "Mean overlap "
+         "given, of the overlap asked."),
+    ]  # fmt: skip
 
 
 def describe_indices(indices: Sequence[int]) -> str:
