@@ -579,7 +579,8 @@ model = state.model.strip() or BUNDLED
 title_col, link_col = st.columns([5, 1], vertical_alignment="bottom")
 title_col.title("Chunk Explorer")
 link_box = link_col.popover(
-    "🔗 Copy link",
+    "Copy link",
+    icon=":material/link:",
     help="A link that reopens this view: the document (a sample; an upload cannot travel in a "
     "link), the settings, the question, its evidence and the selected chunk.",
 )

@@ -312,7 +312,7 @@ def audit_metrics(audit: Any) -> list[tuple[str, str, str]]:
          "asked."),
         ("Over limit", f"{audit.over_limit:,}", "Chunks over their size limit, by the library's "
          "own length function."),
-        ("Overlap", f"{audit.overlap_realised:g} of {audit.overlap_requested}", "Mean overlap "
+        ("Overlap", f"{audit.overlap_realised:.1f} of {audit.overlap_requested}", "Mean overlap "
          "given, of the overlap asked."),
     ]  # fmt: skip
 
