@@ -472,3 +472,37 @@ def test_no_cache_keeps_embeddings_in_memory(
     )
     with Store(unused) as store:  # what was in memory is not written back: only new vectors are
         assert store.stats().rows == 0
+
+
+def test_threads_share_one_store(tmp_path: Path) -> None:
+    """As the app's sessions do: one Store object, a connection per thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = Store(tmp_path)
+
+    def work(worker: int) -> int:
+        batch = {f"thread {worker} text {i}": vec(worker * 1000 + i) for i in range(200)}
+        for start in range(0, 200, 20):
+            store.put(MODEL, dict(list(batch.items())[start : start + 20]))
+        return len(store.get(MODEL, list(batch)))
+
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(work, range(4))) == [200] * 4
+    assert store.stats().rows == 800
+    store.close()
+
+
+@pytest.mark.parametrize("command", ["chunk", "query", "eval", "sweep"])
+def test_every_command_that_embeds_takes_the_cache_options(command: str) -> None:
+    from explorer.cli import build_parser
+
+    given = {
+        "chunk": ["a.md"],
+        "query": ["a.md", "a question"],
+        "eval": ["--queries", "q.json", "--docs", "d"],
+        "sweep": ["--queries", "q.json", "--docs", "d", "--sizes", "128"],
+    }[command]
+    args = build_parser().parse_args([command, *given, "--cache-dir", "here", "--no-cache"])
+    assert (args.cache_dir, args.no_cache) == ("here", True)
+    args = build_parser().parse_args([command, *given])
+    assert (args.cache_dir, args.no_cache) == (None, False)
