@@ -39,7 +39,7 @@ from explorer.errors import ExplorerError
 from explorer.evaluation import queries as query_sets
 from explorer.progress import Progress
 from explorer.retrieval import evidence
-from explorer.retrieval.embeddings import BUNDLED, Embedder
+from explorer.retrieval.embeddings import BUNDLED, Embedder, shared_store
 from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS, Hit
 from ui import charts, evaluate_view, render
 from ui import view as pipeline
@@ -77,8 +77,9 @@ def chunk(doc_key: str, settings_key: str, _doc: Document, _settings: ChunkSetti
 @st.cache_resource(show_spinner="Loading the embedding model (the first time takes a while)…")
 def load_embedder(model: str) -> Embedder:
     """One embedder per model name: its vectors are cached by exact text, so a changed setting
-    embeds only the chunks whose text changed. Raises EmbeddingError (not cached: retried)."""
-    emb = Embedder(model)
+    embeds only the chunks whose text changed, and kept in the lasting index on disk, so
+    reopening the app embeds nothing. Raises EmbeddingError (not cached: retried)."""
+    emb = Embedder(model, store=shared_store())
     emb.model  # noqa: B018 - load now, inside the spinner, and fail here if it cannot load
     return emb
 

@@ -1,8 +1,10 @@
-"""Command line: ``python -m explorer text|chunk|audit|query|eval|sweep|ab|diff ...``.
+"""Command line: ``python -m explorer text|chunk|audit|query|eval|sweep|ab|diff|cache ...``.
 
 Every command that chunks or answers takes the same configuration options, each defaulting to
 the recommended configuration (:class:`explorer.config.Config`); ``query`` and ``eval`` print the
-configuration they used, flat, under ``"config"``.
+configuration they used, flat, under ``"config"``. Embeddings are kept between runs in the
+lasting index (``--cache-dir``, else ``$CHUNK_EXPLORER_CACHE``, else the user's cache folder;
+``--no-cache`` for none); ``eval`` and ``sweep`` say on stderr how many texts they embedded.
 
 Bad input never shows a traceback: it exits with status 2 and one line on stderr that says what
 is wrong and what to do. A document that loads with an assumption (an encoding guessed, a damaged
@@ -12,9 +14,11 @@ PDF repaired) gets one ``warning:`` line on stderr per assumption, and the comma
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -26,7 +30,7 @@ from explorer.chunking.splitters import SPLITTERS, split
 from explorer.config import Config
 from explorer.documents.load import load_path
 from explorer.documents.model import Document
-from explorer.errors import ExplorerError, SettingsError
+from explorer.errors import EmbeddingError, ExplorerError, SettingsError
 from explorer.evaluation.compare import parse_int_list
 from explorer.evaluation.coverage import (
     DEFAULT_BUDGETS,
@@ -105,6 +109,21 @@ def _config_options(p: argparse.ArgumentParser) -> None:
             "--" + name.replace("_", "-"),
             choices=("on", "off"),
             help=f"{helps[name]} (default {default})",
+        )
+    _cache_options(p)
+
+
+def _cache_options(p: argparse.ArgumentParser, *, switch: bool = True) -> None:
+    g = p.add_argument_group("the lasting embedding index")
+    g.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="keep embeddings in DIR between runs (default: $CHUNK_EXPLORER_CACHE, else "
+        "~/.cache/chunk-explorer)",
+    )
+    if switch:
+        g.add_argument(
+            "--no-cache", action="store_true", help="keep embeddings in memory for this run only"
         )
 
 
@@ -234,6 +253,12 @@ def build_parser() -> argparse.ArgumentParser:
     df.add_argument("--budget", type=int, default=None, help="a token budget for the answers")
     df.add_argument("--json", action="store_true", help="print one JSON object")
     _config_options(df)
+    cache = sub.add_parser("cache", help="the lasting embedding index: its size, or empty it")
+    what = cache.add_mutually_exclusive_group(required=True)
+    what.add_argument("--stats", action="store_true", help="print where it is and what it holds")
+    what.add_argument("--clear", action="store_true", help="empty it (a damaged file is removed)")
+    cache.add_argument("--json", action="store_true", help="--stats as one JSON object")
+    _cache_options(cache, switch=False)
     return parser
 
 
@@ -302,12 +327,88 @@ def _print_report(report: EvalReport, out: TextIO) -> None:
         out.write(f"  coverage@{b} tokens {v:6.3f}\n")
 
 
+@contextlib.contextmanager
+def _lasting_index(args: argparse.Namespace, config: Config) -> Iterator[None]:
+    """The shared embedders use the store the options choose while the command runs. A store
+    named by ``--cache-dir`` that cannot be used is an error; the default one, a warning."""
+    from explorer.retrieval.embeddings import using_store
+    from explorer.retrieval.store import open_store
+
+    store = None
+    if config.needs_model and not args.no_cache:
+        try:
+            store = open_store(args.cache_dir)
+        except EmbeddingError as exc:
+            if args.cache_dir is not None:
+                raise
+            print(f"warning: {exc}; embeddings are kept in memory for this run", file=sys.stderr)
+    try:
+        with using_store(store):
+            yield
+    finally:
+        if store is not None:
+            store.close()
+
+
+@contextlib.contextmanager
+def _embedding_count(config: Config) -> Iterator[None]:
+    """Say on stderr how many texts the command embedded, and how many came from the store."""
+    if not config.needs_model:
+        yield
+        return
+    from explorer.retrieval.embeddings import embedder
+
+    emb = embedder(config.model)
+    encoded, stored = emb.encoded, emb.from_store
+    yield
+    new, hits = emb.encoded - encoded, emb.from_store - stored
+    where = f"{hits:,} from the cache in {emb.store.folder}" if emb.store else "no cache"
+    print(f"embedded {new:,} new texts ({where})", file=sys.stderr)
+
+
+def run_cache(args: argparse.Namespace, out: TextIO) -> int:
+    from explorer.retrieval.store import Store, cache_dir, open_store
+
+    folder = Path(args.cache_dir) if args.cache_dir is not None else cache_dir()
+    if folder is None:
+        raise EmbeddingError(
+            "the lasting embedding index is turned off (CHUNK_EXPLORER_CACHE=off); give "
+            "--cache-dir DIR to look at one"
+        )
+    try:
+        store = open_store(folder)
+    except EmbeddingError:
+        if not args.clear:
+            raise
+        Store.remove(folder)  # damaged beyond reading: start again
+        out.write(f"removed the damaged embedding cache in {folder}\n")
+        return 0
+    assert store is not None
+    with store:
+        if args.clear:
+            rows = store.clear()
+            out.write(f"emptied the embedding cache in {folder}: {rows:,} vectors removed\n")
+            return 0
+        st = store.stats()
+    if args.json:
+        out.write(json.dumps(st.to_json(), ensure_ascii=False) + "\n")
+        return 0
+    models = ", ".join(f"{m} ({n:,})" for m, n in st.models) or "none"
+    out.write(
+        f"{st.path}\n{st.rows:,} vectors, {st.bytes / 1e6:,.1f} MB of "
+        f"{st.max_bytes / 1e6:,.1f} MB (the file: {st.file_bytes / 1e6:,.1f} MB)\n"
+        f"models: {models}\n"
+    )
+    return 0
+
+
 def run_eval(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     queries = load_queries(args.queries)
     workspace = Workspace(Path(args.docs))
-    report = evaluate(
-        queries, workspace, config, ks=args.k, budgets=args.budget, progress=_progress
-    )
+    with _embedding_count(config):
+        report = evaluate(
+            queries, workspace, config, ks=args.k, budgets=args.budget, progress=_progress
+        )
     if args.json:
         out.write(json.dumps(report.to_json(workspace), ensure_ascii=False) + "\n")
     else:
@@ -326,10 +427,11 @@ def run_eval(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def run_sweep(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     queries = load_queries(args.queries)
     workspace = Workspace(Path(args.docs))
-    reports = sweep(
-        queries, workspace, config, sizes=args.sizes, overlaps=args.overlaps, ks=args.k,
-        budgets=args.budget, progress=_progress,
-    )  # fmt: skip
+    with _embedding_count(config):
+        reports = sweep(
+            queries, workspace, config, sizes=args.sizes, overlaps=args.overlaps, ks=args.k,
+            budgets=args.budget, progress=_progress,
+        )  # fmt: skip
     rows = [summary_row(r) for r in reports]
     if args.json:
         out.write(json.dumps({"config": config.to_json(), "grid": rows}, ensure_ascii=False) + "\n")
@@ -471,7 +573,14 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "ab":
         return run_ab(args, out)
+    if args.command == "cache":
+        return run_cache(args, out)
     config = config_from(args)  # bad settings fail before any document is read
+    with _lasting_index(args, config):
+        return _run_configured(args, config, out)
+
+
+def _run_configured(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     if args.command == "eval":
         return run_eval(args, config, out)
     if args.command == "sweep":
@@ -503,7 +612,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(encoding="utf-8")
     try:
-        return run(argv)
+        with warnings.catch_warnings():
+            warnings.showwarning = _store_warning_line(warnings.showwarning)
+            return run(argv)
     except ExplorerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -511,6 +622,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+
+
+def _store_warning_line(show: Any) -> Any:
+    """``show`` (warnings.showwarning), except that a StoreWarning is one ``warning:`` line, as
+    a document's warnings are."""
+    from explorer.retrieval.embeddings import StoreWarning
+
+    def inner(message: Warning | str, category: type[Warning], *args: Any, **kw: Any) -> None:
+        if issubclass(category, StoreWarning):
+            print(f"warning: {message}", file=sys.stderr)
+        else:
+            show(message, category, *args, **kw)
+
+    return inner
 
 
 if __name__ == "__main__":

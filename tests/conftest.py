@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -29,6 +30,13 @@ CARRY_QUESTION = "How many days after purchase can I get a refund?"
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus"
 BENCHMARK = SHARED / "benchmarks" / "chroma-chunking-eval"
+
+# The lasting embedding index of a test session is a folder of its own, removed at the end: the
+# tests (and the command lines and apps they start, which inherit the variable) never read or
+# write the user's cache, and every session starts empty.
+_SESSION_CACHE = tempfile.TemporaryDirectory(prefix="chunk-explorer-test-cache-")
+os.environ["CHUNK_EXPLORER_CACHE"] = _SESSION_CACHE.name
+os.environ.pop("CHUNK_EXPLORER_CACHE_MB", None)
 
 settings.register_profile(
     "ci", max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow]

@@ -125,7 +125,7 @@ def test_switching_documents_with_a_chunk_selected(page: Any) -> None:
     wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.get_by_label("Page", exact=True).input_value() == "2"
-    assert page.get_by_text("Pick a chunk here or in the table", exact=False).is_visible()
+    assert page.get_by_text("Pick a chunk here, on a hit's button or in the table").is_visible()
 
 
 def test_clicking_a_table_row_selects_its_chunk(page: Any) -> None:

@@ -47,17 +47,9 @@ def test_chunk_options_reach_the_splitter(tmp_path: Path) -> None:
     src = tmp_path / "r.md"
     src.write_text("Refunds are available within seven days. This does not apply.\n")
     res = run_cli(
-        "chunk",
-        str(src),
-        "--splitter",
-        "fixed",
-        "--unit",
-        "chars",
-        "--size",
-        "20",
-        "--overlap",
-        "0",
-    )
+        "chunk", str(src), "--splitter", "fixed", "--unit", "chars", "--size", "20",
+        "--overlap", "0",
+    )  # fmt: skip
     recs = [json.loads(x) for x in res.stdout.decode().splitlines()]
     assert [r["text"] for r in recs][:2] == ["Refunds are availabl", "e within seven days."]
 

@@ -311,6 +311,9 @@ class FakeEmbedder:
     def cached(self, text: str) -> bool:
         return text in self._cache
 
+    def prefetch(self, texts: Sequence[str]) -> int:
+        return 0  # no lasting index
+
     def embed(self, texts: Sequence[str], *, progress: Any = None) -> Any:
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if progress is not None:

@@ -15,7 +15,7 @@ import pymupdf
 import pytest
 
 from explorer.chunking.splitters import ChunkSettings, split
-from explorer.documents.load import load_document
+from explorer.documents.load import MAX_NESTING, load_document
 from explorer.documents.model import Document, Layout, Line, Page
 from explorer.errors import DocumentError
 from tests.conftest import corpus_files, load_cached, make_doc
@@ -699,6 +699,7 @@ def test_markdown_nested_too_deep_is_shown_as_source_not_lost() -> None:
     assert page.visible().endswith(text)  # the note, then every character of the source
     for c in chunks:
         assert page.tinted(c.index) == c.text
-    shallow = "".join("  " * i + f"- level {i + 1}\n" for i in range(12))
+    levels = MAX_NESTING // 2 - 1  # a list level counts two: the deepest that renders
+    shallow = "".join("  " * i + f"- level {i + 1}\n" for i in range(levels))
     html = render_markdown(make_doc(shallow, kind="markdown", name="ok.md"), [])
-    assert 'class="ce-note"' not in html and html.count("<ul>") == 12
+    assert 'class="ce-note"' not in html and html.count("<ul>") == levels

@@ -227,9 +227,9 @@ def test_query_cli_prints_hits_evidence_and_config() -> None:
         "phrase", "found", "spans", "covered", "chunk_ids", "best_rank", "cut_by_boundary"
     }  # fmt: skip
     assert ev[EXCEPTION]["found"] and not ev[EXCEPTION]["covered"]
-    assert out["config"]["retriever"] == "hybrid" and out["config"]["k"] == 1
+    assert out["config"]["retriever"] == "hybrid" and out["k"] == 1
     assert out["config"]["carry"] == CARRY  # the recommended carry unless --carry says otherwise
-    assert out["config"]["splitter"]["name"] == "fixed"
+    assert out["config"]["splitter"] == "fixed"  # the flat configuration
     assert out["verdict"].startswith("incomplete")
     bad = subprocess.run(
         [sys.executable, "-m", "explorer", "query", str(REFUND), "q", "--k", "0"],

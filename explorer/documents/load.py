@@ -61,8 +61,14 @@ def load_document(data: bytes, *, name: str) -> Document:
         return load_markdown(data, name=name)
     if suffix in TEXT_SUFFIXES:
         return load_text(data, name=name)
+    raise unsupported_type(name)
+
+
+def unsupported_type(name: str) -> DocumentError:
+    """The error for a file whose suffix names no kind of document the loaders read."""
+    suffix = Path(name).suffix.lower()
     supported = ", ".join(SUPPORTED_SUFFIXES)
-    raise DocumentError(f"{name}: unsupported file type {suffix or '(none)'!r}; use {supported}")
+    return DocumentError(f"{name}: unsupported file type {suffix or '(none)'!r}; use {supported}")
 
 
 def decode_text(data: bytes, *, name: str) -> tuple[str, tuple[str, ...]]:

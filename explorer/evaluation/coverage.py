@@ -198,9 +198,11 @@ class Workspace:
             return
         indexes = [self.retriever(name, config).index for name in names]
         emb = self.embedder(config)
+        emb.prefetch([t for ix in indexes for t in ix.dense_texts])  # the lasting index first
         missing = len({t for ix in indexes for t in ix.dense_texts if not emb.cached(t)})
-        progress(chunk_share, MODEL_NOTE)
-        emb.model  # noqa: B018 - load it now, under its own message
+        if missing:  # all stored: the model is not even loaded
+            progress(chunk_share, MODEL_NOTE)
+            emb.model  # noqa: B018 - load it now, under its own message
         done = 0
         what = "passages" if config.dense == "passages" else "chunk texts"
         for name, ix in zip(names, indexes, strict=True):

@@ -1,5 +1,6 @@
 """Embeddings: the bundled all-MiniLM-L6-v2 (offline, hash-verified) or any sentence-transformers
-model, with a cache keyed by (model, exact text) so an unchanged chunk is never embedded twice.
+model, with a cache keyed by (model, exact text) so an unchanged chunk is never embedded twice —
+in memory, and (with a :class:`~explorer.retrieval.store.Store`) on disk between runs.
 
 ``sentence_transformers`` takes ~13 s to import on a cold machine, so it is imported only when a
 model is first loaded; models are loaded once per process.
@@ -12,7 +13,9 @@ import itertools
 import json
 import os
 import threading
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +27,8 @@ from explorer.progress import Progress
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from explorer.retrieval.store import Store
 
     Vectors = npt.NDArray[np.float32]
 
@@ -65,17 +70,23 @@ class Embedder:
     """A sentence-transformers model plus a cache of the vectors it has produced.
 
     Vectors are L2-normalised, so cosine similarity is a dot product. The cache key is the exact
-    text, so a text embedded once (by any chunking) is never embedded again.
+    text, so a text embedded once (by any chunking) is never embedded again. With a ``store``,
+    texts missing from memory are looked up there first, and new vectors are written to it; a
+    store that fails mid-run is dropped with a warning and the embedder goes on in memory.
     """
 
-    def __init__(self, model: str = BUNDLED, *, max_entries: int = CACHE_ENTRIES) -> None:
+    def __init__(
+        self, model: str = BUNDLED, *, max_entries: int = CACHE_ENTRIES, store: Store | None = None
+    ) -> None:
         self.name = model or BUNDLED
         self.max_entries = max_entries
+        self.store = store
         self._model: Any = None
         self._cache: dict[str, Any] = {}
         self._lock = threading.Lock()
         self.encoded = 0  # texts actually sent to the model (for the cache hit rate)
         self.requested = 0
+        self.from_store = 0  # texts whose vectors were read from the store
 
     @property
     def model(self) -> Any:
@@ -93,7 +104,42 @@ class Embedder:
         return int(self.model.max_seq_length)
 
     def cached(self, text: str) -> bool:
+        """Whether the vector of ``text`` is in memory (see :meth:`prefetch` for the store)."""
         return text in self._cache
+
+    def prefetch(self, texts: Sequence[str]) -> int:
+        """Read the stored vectors of those ``texts`` not in memory; returns how many were read.
+
+        After it, :meth:`cached` says which texts the model still has to embed."""
+        with self._lock:
+            return self._from_store([t for t in dict.fromkeys(texts) if t not in self._cache])
+
+    def _from_store(self, missing: Sequence[str]) -> int:
+        if self.store is None or not missing:
+            return 0
+        try:
+            found = self.store.get(self.name, missing)
+        except EmbeddingError as exc:
+            self._drop_store(exc)
+            return 0
+        self._cache.update(found)
+        self.from_store += len(found)
+        return len(found)
+
+    def _to_store(self, vectors: dict[str, Any]) -> None:
+        if self.store is not None and vectors:
+            try:
+                self.store.put(self.name, vectors)
+            except EmbeddingError as exc:
+                self._drop_store(exc)
+
+    def _drop_store(self, exc: EmbeddingError) -> None:
+        global _shared_store
+        warnings.warn(f"{exc}; embeddings are kept in memory only", StoreWarning, stacklevel=4)
+        with _shared_lock:
+            if self.store is _shared_store:  # the shared embedders stop trying it too
+                _shared_store = None
+        self.store = None
 
     def embed(self, texts: Sequence[str], *, progress: Progress | None = None) -> Vectors:
         """Vectors for ``texts`` (one row each), embedding only texts not seen before."""
@@ -101,11 +147,12 @@ class Embedder:
 
         with self._lock:
             self.requested += len(texts)
+            missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+            if self._from_store(missing):
+                missing = [t for t in missing if t not in self._cache]
             # longest first: a batch pads its texts to its longest, so batches of similar
             # lengths waste least (what SentenceTransformer.encode does itself)
-            missing = sorted(
-                dict.fromkeys(t for t in texts if t not in self._cache), key=len, reverse=True
-            )
+            missing.sort(key=len, reverse=True)
             total = len(missing)
             if progress is not None:
                 progress(0.0 if total else 1.0, f"0 of {total:,}")
@@ -118,15 +165,23 @@ class Embedder:
                     convert_to_numpy=True,
                     show_progress_bar=False,
                 )
-                for t, v in zip(batch, vecs, strict=True):
-                    self._cache[t] = v.astype(np.float32)
+                fresh = {t: v.astype(np.float32) for t, v in zip(batch, vecs, strict=True)}
+                self._cache.update(fresh)
                 self.encoded += len(batch)
+                self._to_store(fresh)  # batch by batch: an interrupted run keeps what it did
                 if progress is not None:
                     done = min(i + BATCH, total)
                     progress(done / total, f"{done:,} of {total:,}")
             if not texts:
                 return np.zeros((0, self.dimension), dtype=np.float32)
-            out: Vectors = np.stack([self._cache[t] for t in texts])
+            try:
+                out: Vectors = np.stack([self._cache[t] for t in texts])
+            except ValueError:  # vectors of two lengths: the store has another model's
+                raise EmbeddingError(
+                    f"the embedding cache holds vectors of another size for {self.name!r} (was a "
+                    "different model saved under this name?); empty it with "
+                    "`python -m explorer cache --clear`"
+                ) from None
             self._evict()
             return out
 
@@ -207,11 +262,66 @@ def _load_model(name: str) -> Any:
         ) from None
 
 
+class StoreWarning(UserWarning):
+    """The lasting embedding index cannot be used; embeddings are kept in memory only."""
+
+
+SHARED_MODELS = 4
+"""Shared embedders kept at most (one per model name); the oldest goes first beyond that."""
+_UNSET: Any = object()
+_shared_store: Store | None = _UNSET
+_shared: dict[str, Embedder] = {}
+_shared_lock = threading.RLock()
+
+
+def shared_store() -> Store | None:
+    """The store of the shared embedders: the one :func:`using_store` set, else the default one
+    (:func:`explorer.retrieval.store.open_store`), opened on first use. None — memory only —
+    when ``CHUNK_EXPLORER_CACHE=off``, or when it cannot be used (with a :class:`StoreWarning`).
+    """
+    global _shared_store
+    with _shared_lock:
+        if _shared_store is _UNSET:
+            from explorer.retrieval.store import open_store
+
+            try:
+                _shared_store = open_store()
+            except EmbeddingError as exc:
+                warnings.warn(
+                    f"{exc}; embeddings are kept in memory only", StoreWarning, stacklevel=2
+                )
+                _shared_store = None
+        return _shared_store
+
+
+@contextmanager
+def using_store(store: Store | None) -> Iterator[None]:
+    """Inside the block, the shared embedders read and write ``store`` (None: memory only);
+    afterwards, what they used before. For the command line, which takes ``--cache-dir``."""
+    global _shared_store
+    with _shared_lock:
+        before, _shared_store = _shared_store, store
+        for emb in _shared.values():
+            emb.store = store
+    try:
+        yield
+    finally:
+        with _shared_lock:
+            _shared_store = before
+            for emb in _shared.values():
+                emb.store = None if before is _UNSET else before
+
+
 def embedder(model: str = BUNDLED) -> Embedder:
-    """One shared embedder (and cache) per model name in this process ("" is the bundled one)."""
-    return _embedder(model or BUNDLED)
-
-
-@lru_cache(maxsize=4)
-def _embedder(model: str) -> Embedder:
-    return Embedder(model)
+    """One shared embedder (and memory cache) per model name in this process ("" is the bundled
+    one), reading and writing the :func:`shared_store`."""
+    name = model or BUNDLED
+    store = shared_store()
+    with _shared_lock:
+        emb = _shared.get(name)
+        if emb is None:
+            while len(_shared) >= SHARED_MODELS:
+                del _shared[next(iter(_shared))]
+            emb = _shared[name] = Embedder(name)
+        emb.store = store
+        return emb

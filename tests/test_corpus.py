@@ -1,0 +1,196 @@
+"""A folder of documents with bad files among them: the good ones load, every other one is
+listed with the loaders' own reason, and duplicates (by bytes or by text) name what they repeat."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from explorer.documents.corpus import MAX_FILE_BYTES, Loaded, Skipped, load_folder, load_paths
+from explorer.documents.load import load_document
+from explorer.errors import DocumentError
+from tests import bad_inputs
+from tests.bad_inputs import make
+from tests.conftest import SAMPLES
+
+GUIDE = "# Guide\n\nRefunds are available within seven days of purchase.\n"
+NOTES = "Shipping is free for orders over fifty euros.\n"
+
+
+def message(data: bytes, name: str) -> str:
+    """What the loader says about ``data`` on its own."""
+    with pytest.raises(DocumentError) as err:
+        load_document(data, name=name)
+    return str(err.value)
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "guide.md").write_text(GUIDE, encoding="utf-8")
+    (d / "guide_copy.md").write_text(GUIDE, encoding="utf-8")  # the same bytes
+    (d / "notes.md").write_text(NOTES, encoding="utf-8")
+    (d / "notes.txt").write_bytes(b"\xef\xbb\xbf" + NOTES.encode())  # a BOM: the same text
+    (d / "field-manual.pdf").write_bytes((SAMPLES / "field-manual.pdf").read_bytes())
+    (d / "latin1.md").write_bytes(make("latin1-md"))  # loads, with a warning
+    (d / "empty.md").write_bytes(b"")
+    (d / "encrypted.pdf").write_bytes(make("encrypted-user"))
+    (d / "scanned.pdf").write_bytes(make("scanned"))
+    (d / "truncated.pdf").write_bytes(make("truncated-pdf"))
+    (d / "junk.md").write_bytes(make("junk-md"))
+    (d / "slides.pptx").write_bytes(b"PK\x03\x04 not for us")
+    with open(d / "huge.md", "wb") as f:  # sparse: refused by its size, never read
+        f.truncate(41_000_000)
+    with open(d / "huge.pdf", "wb") as f:
+        f.truncate(MAX_FILE_BYTES + 1)
+    (d / "gone.md").symlink_to(d / "nowhere.md")
+    os.mkfifo(d / "pipe.md")  # reading it would block: refused before reading
+    (d / "archive").mkdir()
+    (d / "archive" / "old.md").write_text("# Old\n\nAn old page.\n", encoding="utf-8")
+    (d / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")  # hidden: passed over silently
+    return d
+
+
+def test_a_folder_loads_the_good_files_and_lists_every_other_with_its_reason(
+    folder: Path,
+) -> None:
+    progress: list[tuple[float, str]] = []
+    loaded = load_folder(folder, progress=lambda f, m: progress.append((f, m)))
+    assert loaded.names == ("field-manual.pdf", "guide.md", "latin1.md", "notes.md")
+    assert loaded.paths == tuple(folder / n for n in loaded.names)
+    assert loaded.document("guide.md").text == GUIDE
+    assert loaded.document("latin1.md").warnings[0].startswith("not valid UTF-8")
+    reasons = {s.path.name: s.reason for s in loaded.skipped}
+    assert reasons == {
+        "archive": "archive: a folder inside the one given; its files are not read",
+        "empty.md": message(b"", "empty.md"),
+        "encrypted.pdf": message(make("encrypted-user"), "encrypted.pdf"),
+        "gone.md": f"gone.md: a broken link (to {folder / 'nowhere.md'}, which is missing)",
+        "guide_copy.md": "guide_copy.md: a duplicate of guide.md (the same bytes); only the "
+        "first is loaded",
+        "huge.md": message(b"x" * 41_000_000, "huge.md"),
+        "huge.pdf": "huge.pdf is too large to read (512 MiB; the limit is 512 MiB) — split it "
+        "into parts",
+        "junk.md": message(make("junk-md"), "junk.md"),
+        "notes.txt": "notes.txt: a duplicate of notes.md (the same text); only the first is loaded",
+        "pipe.md": "pipe.md: not a regular file (a pipe, socket or device); it is not read",
+        "scanned.pdf": message(make("scanned"), "scanned.pdf"),
+        "slides.pptx": message(b"x", "slides.pptx"),
+        "truncated.pdf": message(make("truncated-pdf"), "truncated.pdf"),
+    }
+    # the loaders' messages are the ones the single-file tests pin down
+    assert "the file is empty (0 bytes)" in reasons["empty.md"]
+    assert "is encrypted; open it without a password" in reasons["encrypted.pdf"]
+    assert "has no text layer — it may be scanned; OCR is not supported" in reasons["scanned.pdf"]
+    assert "the limit for one document is 10,000,000 characters" in reasons["huge.md"]
+    assert "unsupported file type '.pptx'" in reasons["slides.pptx"]
+    assert "looks binary" in reasons["junk.md"]
+    dups = {s.path.name: s.duplicate_of for s in loaded.skipped if s.duplicate_of}
+    assert dups == {"guide_copy.md": folder / "guide.md", "notes.txt": folder / "notes.md"}
+    assert [s.path.name for s in loaded.skipped] == sorted(reasons)  # in name order
+    assert loaded.summary() == "4 documents loaded, 13 files skipped"
+    fractions = [f for f, _ in progress]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert progress[-1][1] == "4 loaded, 13 skipped"
+
+
+def test_recursive_loads_the_folders_inside_by_relative_name(folder: Path) -> None:
+    loaded = load_folder(folder, recursive=True)
+    assert "archive/old.md" in loaded.names
+    assert loaded.document("archive/old.md").text.startswith("# Old")
+    assert "archive" not in {s.path.name for s in loaded.skipped}
+
+
+def test_the_first_by_name_is_kept_whichever_was_written_first(tmp_path: Path) -> None:
+    (tmp_path / "b.md").write_text(GUIDE)
+    (tmp_path / "a.md").write_text(GUIDE)
+    loaded = load_folder(tmp_path)
+    assert loaded.names == ("a.md",)
+    [dup] = loaded.skipped
+    assert dup.path == tmp_path / "b.md" and dup.duplicate_of == tmp_path / "a.md"
+
+
+def test_two_broken_copies_each_say_what_is_wrong(tmp_path: Path) -> None:
+    (tmp_path / "a.pdf").write_bytes(make("scanned"))
+    (tmp_path / "b.pdf").write_bytes(make("scanned"))
+    loaded = load_folder(tmp_path)
+    assert loaded.documents == ()
+    assert [s.reason for s in loaded.skipped] == [
+        message(make("scanned"), "a.pdf"),
+        message(make("scanned"), "b.pdf"),
+    ]  # a copy of a file that did not load is not "a duplicate": it is as broken
+
+
+def test_every_generated_bad_input_in_one_folder(tmp_path: Path) -> None:
+    items = [x for x in bad_inputs.bad_inputs() if x.name != "pages-2000"]  # slow, and loads
+    for x in items:
+        (tmp_path / x.filename).write_bytes(make(x))
+    loaded = load_folder(tmp_path)
+    errors = {x.filename for x in items if x.expect == "error"}
+    # utf16.md holds the very text of latin1.md (the same French, saved two ways)
+    assert set(loaded.names) == {x.filename for x in items} - errors - {"utf16.md"}
+    reasons = {s.path.name: s.reason for s in loaded.skipped}
+    assert set(reasons) == errors | {"utf16.md"}
+    assert reasons["utf16.md"] == (
+        "utf16.md: a duplicate of latin1.md (the same text); only the first is loaded"
+    )
+    for x in items:
+        if x.expect == "error":
+            assert reasons[x.filename] == message(make(x), x.filename), x.name
+
+
+def test_a_list_of_paths_mixes_files_and_folders_and_refuses_a_second_name(
+    tmp_path: Path,
+) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    (one / "readme.md").write_text("# One\n\nThe first readme.\n")
+    (two / "readme.md").write_text("# Two\n\nThe second readme.\n")
+    (two / "extra.md").write_text("# Extra\n\nMore.\n")
+    loaded = load_paths([one / "readme.md", two, tmp_path / "missing.md"])
+    assert loaded.names == ("readme.md", "extra.md")
+    assert [(s.path, s.reason) for s in loaded.skipped] == [
+        (
+            two / "readme.md",
+            f"readme.md: the same name as {one / 'readme.md'}, which is loaded already; "
+            "rename one of them to load both",
+        ),
+        (tmp_path / "missing.md", "missing.md: no such file"),
+    ]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file whatever its mode")
+def test_a_file_without_read_permission_is_skipped(tmp_path: Path) -> None:  # pragma: no cover
+    locked = tmp_path / "locked.md"
+    locked.write_text("# Locked\n")
+    locked.chmod(0)
+    [skip] = load_folder(tmp_path).skipped
+    assert skip.reason == "locked.md: cannot be read (Permission denied)"
+
+
+def test_a_folder_that_is_not_there_raises_and_an_empty_one_loads_nothing(
+    tmp_path: Path,
+) -> None:
+    assert load_folder(tmp_path) == Loaded((), (), ())
+    with pytest.raises(DocumentError) as err:
+        load_folder(tmp_path / "nowhere")
+    assert str(err.value) == (
+        f"{tmp_path / 'nowhere'}: no such folder; give the folder that holds the documents"
+    )
+    (tmp_path / "a.md").write_text("# A\n")
+    with pytest.raises(DocumentError, match=r"a\.md: not a folder"):
+        load_folder(tmp_path / "a.md")
+
+
+def test_records_are_checked() -> None:
+    with pytest.raises(ValueError, match="needs a reason"):
+        Skipped(Path("a.md"), " ")
+    doc = load_document(b"# A\n", name="a.md")
+    with pytest.raises(ValueError, match="share a name"):
+        Loaded((doc, doc), ())
+    with pytest.raises(ValueError, match="1 paths for 2 documents"):
+        Loaded((doc, load_document(b"# B\n", name="b.md")), (), (Path("a.md"),))
