@@ -80,6 +80,8 @@ NAN = float("nan")
 #: clip to the media box, no images (they cost time and carry no text), ligatures expanded.
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 _SPAN_BOLD = 16  # span["flags"] bit
+_SPAN_MONO = 8  # span["flags"] bit: a monospaced font
+_MONO_FONT = re.compile(r"courier|mono|consol|typewriter|code|^cmtt|^sftt|^lmtt|^txtt", re.I)
 _CHAR_PAINTED = 16 | 32  # span["char_flags"]: filled | stroked; neither means invisible text
 
 _MARGIN = 0.08  # running headers/footers live in the top/bottom 8% of the page
@@ -127,6 +129,7 @@ class _Frag:
     styles: list[tuple[float, bool, int]]  # (font size, bold, glyph count) per span
     size: float = 0.0  # font size of most glyphs
     bold: bool = False  # every glyph bold
+    mono: int = 0  # glyphs set in a monospaced font
 
     def __post_init__(self) -> None:
         self.restyle()
@@ -221,6 +224,7 @@ class _Unit:
 
     rows: list[_Row] = field(default_factory=list)
     table: _Table | None = None
+    code: bool = False  # a line-numbered listing: its rows are lines, not a paragraph
 
 
 @dataclass(slots=True)
@@ -513,6 +517,7 @@ def _page_frags(raw: dict[str, Any], matrix: Any, stats: _Stats) -> list[_Frag]:
         x1s: list[float] = []
         top, bottom = math.inf, -math.inf
         styles: list[tuple[float, bool, int]] = []
+        mono = 0
         for span, visible in spans:
             raw_chars = span["chars"]
             if not raw_chars:
@@ -545,11 +550,15 @@ def _page_frags(raw: dict[str, Any], matrix: Any, stats: _Stats) -> list[_Frag]:
                 size = round(span["size"] * 2) / 2
                 bold = bool(span["flags"] & _SPAN_BOLD) or "bold" in span["font"].lower()
                 styles.append((size, bold, glyphs))
+                if span["flags"] & _SPAN_MONO or _MONO_FONT.search(span["font"]):
+                    mono += glyphs
         if not styles:  # white space only (or nothing): count what we drop
             stats.space_dropped += len(chars)
             continue
         horizontal = abs(dy) < 0.05 and dx > 0
-        frags.append(_Frag(chars, x0s, x1s, min(x0s), top, max(x1s), bottom, horizontal, styles))
+        frag = _Frag(chars, x0s, x1s, min(x0s), top, max(x1s), bottom, horizontal, styles)
+        frag.mono = mono
+        frags.append(frag)
     return _join_pieces(frags, stats)
 
 
@@ -609,6 +618,7 @@ def _join_pieces(frags: list[_Frag], stats: _Stats) -> list[_Frag]:
         target.x0 += f.x0
         target.x1 += f.x1
         target.styles += f.styles
+        target.mono += f.mono
         target.left, target.right = min(target.left, f.left), max(target.right, f.right)
         target.top, target.bottom = min(target.top, f.top), max(target.bottom, f.bottom)
         target.restyle()
@@ -890,13 +900,14 @@ def _page_units(
     return _paragraphs(leaves, page_height, body_size, stats)
 
 
-_Leaf = tuple[list[_Item], bool]  # items in reading order, "is a table of aligned text"
+_Leaf = tuple[list[_Item], list[list[_Item]] | None]
+"""Items in reading order, and the columns of a table of aligned text (None: not a table)."""
 
 
 def _xy_cut(items: list[_Item], cut: _Cut) -> list[_Leaf]:
     """Order items: bands top to bottom, bands sharing a column gap read column by column."""
     if len(items) == 1:
-        return [(items, False)]
+        return [(items, None)]
     bands = _bands(items)
     if len(bands) > 1:
         groups = _merge_bands(bands, cut)
@@ -905,9 +916,13 @@ def _xy_cut(items: list[_Item], cut: _Cut) -> list[_Leaf]:
     if len(groups) == 1:
         parts = _column_split(items, cut) if groups[0][1] else None
         if parts is None:
-            return [(items, False)]
-        if _looks_tabular(parts):
-            return [(items, True)]
+            return [(items, None)]
+        head, body, tail = _peel(parts)
+        if _looks_tabular(body) or _looks_row_aligned(body):
+            table = [i for part in body for i in part]
+            # list markers or line numbers in the first column: read each row across
+            columns = None if _numbered_lines(body[0]) else body
+            return [(head, None)] * bool(head) + [(table, columns)] + [(tail, None)] * bool(tail)
         if sum(1 for part in parts if len(part) >= 3) >= 2:
             cut.columns = True
         out: list[_Leaf] = []
@@ -916,16 +931,16 @@ def _xy_cut(items: list[_Item], cut: _Cut) -> list[_Leaf]:
         return out
     out = []
     run: list[_Item] = []  # consecutive groups without columns read as one vertical run
-    for group, columns in groups:
-        if columns:
+    for group, split in groups:
+        if split:
             if run:
-                out.append((run, False))
+                out.append((run, None))
                 run = []
             out += _xy_cut(group, cut)
         else:
             run += group
     if run:
-        out.append((run, False))
+        out.append((run, None))
     return out
 
 
@@ -1010,6 +1025,78 @@ def _looks_tabular(parts: list[list[_Item]]) -> bool:
     return rows >= 3 and aligned >= 0.75 * total
 
 
+def _peel(
+    parts: list[list[_Item]],
+) -> tuple[list[_Item], list[list[_Item]], list[_Item]]:
+    """Lines of the first column above or below everything beside it (a heading over a list,
+    the next heading under it), apart from the columns that run side by side."""
+    if len(parts[0]) < 2:
+        return [], parts, []
+    top = min(i.core_top for part in parts[1:] for i in part)
+    bottom = max(i.core_bottom for part in parts[1:] for i in part)
+    middle = [i for i in parts[0] if top <= i.core_bottom and i.core_top <= bottom]
+    if not middle:
+        return [], parts, []
+    edge = min(i.left for i in middle)
+    size = statistics.median(i.frag.size for i in middle if i.frag is not None)
+    bold = all(i.frag.bold for i in middle if i.frag is not None)
+
+    def apart(i: _Item) -> bool:  # set apart as a heading: outdented, larger or bolder
+        f = i.frag
+        return f is not None and (
+            i.left < edge - 0.5 * size or f.size > size + 0.5 or (f.bold and not bold)
+        )
+
+    head = [i for i in parts[0] if i.core_bottom < top and apart(i)]
+    tail = [i for i in parts[0] if i.core_top > bottom and apart(i)]
+    if not (head or tail):
+        return [], parts, []
+    keep = [i for i in parts[0] if i not in head and i not in tail]
+    return head, [keep, *parts[1:]], tail
+
+
+def _looks_row_aligned(parts: list[list[_Item]]) -> bool:
+    """An option list, parameter list or glossary: short left cells on the baselines of the
+    lines beside them, one to one (the text beside a cell may wrap onto lines of its own).
+
+    Text columns share baselines too, but their lines are full of words; the cells of every
+    column but the last hold a few words each.
+    """
+    if any(i.frag is None for p in parts for i in p):
+        return False
+    for part in parts[:-1]:
+        words = [len(i.frag.text.split()) for i in part if i.frag is not None]
+        if len(words) < 3 or statistics.median(words) > 3 or max(words) > 6:
+            return False
+    for left, right in itertools.pairwise(parts):
+        aligned = sum(
+            1
+            for a in left
+            if any(
+                min(a.bottom, b.bottom) - max(a.top, b.top)
+                >= 0.6 * min(a.bottom - a.top, b.bottom - b.top)
+                for b in right
+            )
+        )
+        if aligned < 0.8 * len(left):
+            return False
+    return True
+
+
+_LINE_NUMBER = re.compile(r"\d{1,5}[:.]?")
+
+
+def _numbered_lines(column: list[_Item]) -> bool:
+    """Is this column list markers (bullets, ``[12]``) or consecutive line numbers?"""
+    texts = [i.frag.text.strip() for i in column if i.frag is not None]
+    if not texts:
+        return False
+    if all(_LINE_NUMBER.fullmatch(t) for t in texts):
+        numbers = [int(t.rstrip(":.")) for t in texts]
+        return all(b == a + 1 for a, b in itertools.pairwise(numbers))
+    return all(_MARKER.fullmatch(t) for t in texts)
+
+
 def _bands(items: list[_Item]) -> list[list[_Item]]:
     """Split into horizontal bands at white gaps between line cores, top to bottom."""
     bands: list[list[_Item]] = []
@@ -1037,7 +1124,9 @@ def _merge_bands(bands: list[list[_Item]], cut: _Cut) -> list[tuple[list[_Item],
         below = min(i.core_top for i in band)
         ruled = any(above <= y <= below for y, _x0, _x1 in cut.rules)
         band_parts = _column_split(band, cut)
-        if not ruled:
+        # white space of several lines across every column: the columns have ended
+        height = statistics.median(i.bottom - i.top for i in group)
+        if not ruled and below - above <= 2.5 * height:
             # the lines of one side must each sit inside a column of the other
             if group_parts is not None:
                 union_parts = _fits(band, group_parts, cut)
@@ -1130,10 +1219,11 @@ def _paragraphs(
 ) -> list[_Unit]:
     """One unit per visual row (or table) in reading order, then rows joined into paragraphs."""
     units: list[_Unit] = []
-    for n, (items, tabular) in enumerate(leaves):
+    for n, (items, columns) in enumerate(leaves):
         frags = [i.frag for i in items if i.frag is not None]
-        if tabular:
-            units.append(_Unit(table=_aligned_table(frags)))
+        if columns is not None:
+            cells = [[i.frag for i in part if i.frag is not None] for part in columns]
+            units.append(_Unit(table=_Table(_grid(cells))))
             stats.aligned_tables += 1
             continue
         left = min(i.left for i in items)
@@ -1145,7 +1235,39 @@ def _paragraphs(
         entries += [(i.top, _Unit(table=i.table)) for i in items if i.table is not None]
         entries.sort(key=lambda e: e[0])
         units += [unit for _top, unit in entries]
-    return _join_rows(_footnotes_last(units, page_height, body_size, stats))
+    return _join_rows(_footnotes_last(_listings(units), page_height, body_size, stats))
+
+
+_NUMBERED_LINE = re.compile(r"(\d{1,5})[:.]?(?:\s|$)")
+
+
+def _listings(units: list[_Unit]) -> list[_Unit]:
+    """Merge runs of three or more monospaced rows numbered 1, 2, 3 ... into code listings."""
+
+    def number(unit: _Unit) -> int | None:
+        if len(unit.rows) != 1:
+            return None
+        row = unit.rows[0]
+        glyphs = sum(n for f in row.frags for _s, _b, n in f.styles)
+        m = _NUMBERED_LINE.match(row.text)
+        if m is None or 2 * sum(f.mono for f in row.frags) < glyphs:
+            return None
+        return int(m[1])
+
+    out: list[_Unit] = []
+    k = 0
+    while k < len(units):
+        end = k + 1
+        first = number(units[k])
+        if first is not None:
+            while end < len(units) and number(units[end]) == first + end - k:
+                end += 1
+        if end - k >= 3:
+            out.append(_Unit(rows=[u.rows[0] for u in units[k:end]], code=True))
+        else:
+            out += units[k:end]
+        k = end
+    return out
 
 
 def _footnotes_last(
@@ -1188,7 +1310,7 @@ def _join_rows(units: list[_Unit]) -> list[_Unit]:
     ]
     normal_gap = statistics.median(gaps) if gaps else 0.0
     for unit in units:
-        if unit.table is not None or not out or out[-1].table is not None:
+        if unit.table is not None or unit.code or not out or out[-1].table or out[-1].code:
             out.append(unit)
             continue
         a, b = out[-1].rows[-1], unit.rows[0]
@@ -1269,17 +1391,72 @@ def _first_word_width(row: _Row) -> float:
     return (max(xs) - f.left) if xs else 0.0
 
 
-def _aligned_table(frags: list[_Frag]) -> _Table:
+_TOKEN_BREAK = "/_\\"  # a line of a cell ending in one of these wraps inside a token
+
+
+def _grid(
+    columns: list[list[_Frag]], *, breaks: Sequence[float] = (), spaced_only: bool = False
+) -> list[list[list[_Frag]]]:
+    """Rows of cells from the lines of each column: one row per visual line group.
+
+    A row starts at a line with text at the first column's left edge; the lines below it
+    without such text (wrapped cells, an indented note) belong to it. Where the table sets its
+    rows apart with extra space, lines closer than that stay in their row even when they start
+    at the edge (a first cell wrapping onto a second line), as does a line under a first cell
+    broken inside a token (after ``/``, ``_``, ``\\``). Lines above the first row at line
+    spacing are the upper lines of its (bottom-aligned) header cells. A horizontal rule at a y
+    in ``breaks`` always ends a row. With ``spaced_only``, rows are only split where the table
+    sets them apart with space or a rule (for a ruled row that may hold wrapped cells).
+    """
+    column_of = {id(f): k for k, col in enumerate(columns) for f in col}
+    lines = _cluster_rows(f for col in columns for f in col)
+    if not lines or not columns[0]:
+        return [[list(col) for col in columns]]
+    edge = min(f.left for f in columns[0])
+    em = statistics.median(f.size for col in columns for f in col)
+    height = statistics.median(f.height for line in lines for f in line)
+    middles = [(min(f.top for f in line) + max(f.bottom for f in line)) / 2 for line in lines]
+    pitches = [b - a for a, b in itertools.pairwise(middles)]
+    tight = min(pitches, default=0.0)
+    wide = [p > tight + 0.3 * height for p in pitches]  # wide[i - 1]: the gap above line i
+
+    def first_cell(line: list[_Frag]) -> list[_Frag]:
+        return [f for f in line if column_of[id(f)] == 0]
+
+    at_edge = [any(f.left <= edge + 0.8 * em for f in first_cell(line)) for line in lines]
+    candidates = [i for i in range(1, len(lines)) if at_edge[i]]
+    after_space = sum(1 for i in candidates if wide[i - 1])
+    spaced = after_space >= 2 and after_space >= 0.5 * len(candidates)
+
+    def ruled(i: int) -> bool:
+        above = max(f.bottom for f in lines[i - 1])
+        below = min(f.top for f in lines[i])
+        return any(above - 1 <= y <= below + 1 for y in breaks)
+
+    def starts(i: int) -> bool:
+        if ruled(i):
+            return True
+        if spaced_only and not spaced:
+            return False
+        if not at_edge[i] or (spaced and not wide[i - 1]):
+            return False
+        above = first_cell(lines[i - 1])
+        return not (above and above[-1].text.endswith(tuple(_TOKEN_BREAK)))
+
+    groups: list[list[list[_Frag]]] = [[lines[0]]]
+    for i in range(1, len(lines)):
+        header_line = len(groups) == 1 and not any(at_edge[k] for k in range(i))
+        if starts(i) and not (header_line and spaced and not wide[i - 1] and not ruled(i)):
+            groups.append([])
+        groups[-1].append(lines[i])
     rows: list[list[list[_Frag]]] = []
-    for row in _cluster_rows(frags):
-        cells: list[list[_Frag]] = [[row[0]]]
-        for prev, f in itertools.pairwise(row):
-            if f.left - prev.right > 1.5 * min(prev.size, f.size):
-                cells.append([f])
-            else:
-                cells[-1].append(f)
+    for group in groups:
+        cells: list[list[_Frag]] = [[] for _ in columns]
+        for line in group:
+            for f in line:
+                cells[column_of[id(f)]].append(f)
         rows.append(cells)
-    return _Table(rows)
+    return rows
 
 
 # --------------------------------------------------------------------------- assembly
@@ -1377,7 +1554,10 @@ def _assemble(
             if k:
                 w.insert("\n\n")
             if unit.table is not None:
-                tables.append(_write_table(w, number, unit.table))
+                tables.append(_write_table(w, number, unit.table, vocabulary, stats))
+                continue
+            if unit.code:
+                tables.append(_write_code(w, number, unit.rows))
                 continue
             para = _write_paragraph(w, number, unit.rows, vocabulary, stats)
             if k == 0 and joined:
@@ -1423,6 +1603,8 @@ def _continues_across_pages(w: _Writer, paras: list[_Para], first: _Unit) -> boo
     stop, colon or similar, and the new paragraph starts with a lowercase letter.
     """
     if not w.pos or not paras or paras[-1].end != w.pos or first.table is not None:
+        return False
+    if first.code:
         return False
     if not first.rows:
         return False
@@ -1490,22 +1672,23 @@ def _seam(chars: list[str], following: list[str], joiner: str) -> str:
     return head + joiner + tail
 
 
-def _write_paragraph(
-    w: _Writer, page: int, rows: list[_Row], vocabulary: set[str], stats: _Stats
-) -> _Para:
-    glyphs = [_row_glyphs(r.frags) for r in rows]
+def _joiners(
+    glyphs: list[tuple[list[str], list[float], list[float]]],
+    vocabulary: set[str],
+    stats: _Stats,
+) -> list[str]:
+    """What joins each line to the next: a space, or nothing where a word, an address or a
+    name wraps inside itself. Hyphens of words broken at line ends are deleted here."""
     joiners: list[str] = []
     for i in range(len(glyphs) - 1):
         chars, x0, x1 = glyphs[i]
         nxt = glyphs[i + 1][0]
         last = chars[-1]
+        head = nxt[0] if nxt else ""
         if last in _HYPHENS and (len(chars) < 2 or chars[-2] != " "):
             before = chars[-2] if len(chars) > 1 else ""
             if last == "\u00ad" or (
-                before.islower()
-                and nxt[:1]
-                and nxt[0].islower()
-                and not _compound(chars, nxt, vocabulary)
+                before.islower() and head.islower() and not _compound(chars, nxt, vocabulary)
             ):
                 stats.hyphen_examples["joined"].append(_seam(chars[:-1], nxt, ""))
                 del chars[-1], x0[-1], x1[-1]
@@ -1518,8 +1701,10 @@ def _write_paragraph(
             stats.hyphen_examples["kept"].append(_seam(chars, nxt, ""))
             stats.hyphen_kept += 1
             joiners.append("")
-        elif last in "/@" and nxt[:1] and (nxt[0].islower() or nxt[0].isdigit()):
-            stats.url_joined += 1  # a web or e-mail address broken at the line end
+        elif (last in "/@" and (head.islower() or head.isdigit())) or (
+            last in "_\\" and (head.isalnum() or head in "_.")
+        ):
+            stats.url_joined += 1  # an address, path or name broken at the line end
             joiners.append("")
         else:
             joiners.append(" ")
@@ -1528,6 +1713,14 @@ def _write_paragraph(
             i = chars.index("\u00ad")
             del chars[i], x0[i], x1[i]
             stats.controls += 1
+    return joiners
+
+
+def _write_paragraph(
+    w: _Writer, page: int, rows: list[_Row], vocabulary: set[str], stats: _Stats
+) -> _Para:
+    glyphs = [_row_glyphs(r.frags) for r in rows]
+    joiners = _joiners(glyphs, vocabulary, stats)
     start = w.pos
     for i, (row, (chars, x0, x1)) in enumerate(zip(rows, glyphs, strict=True)):
         if i:
@@ -1545,7 +1738,20 @@ def _write_paragraph(
     )
 
 
-def _write_table(w: _Writer, page: int, table: _Table) -> Block:
+def _write_code(w: _Writer, page: int, rows: list[_Row]) -> Block:
+    """A code listing: its lines as they are, one text line each."""
+    start = w.pos
+    for i, row in enumerate(rows):
+        if i:
+            w.insert("\n")
+        chars, x0, x1 = _row_glyphs(row.frags)
+        w.line(page, chars, x0, x1, row.top, row.bottom)
+    return Block("code", start, w.pos)
+
+
+def _write_table(
+    w: _Writer, page: int, table: _Table, vocabulary: set[str], stats: _Stats
+) -> Block:
     start = w.pos
     rows: list[TableRow] = []
     for r, cells in enumerate(table.rows):
@@ -1559,10 +1765,12 @@ def _write_table(w: _Writer, page: int, table: _Table) -> Block:
             if not first_cell:
                 w.insert(" | ")
             first_cell = False
-            for k, visual in enumerate(_cluster_rows(cell)):
+            visuals = _cluster_rows(cell)
+            glyphs = [_row_glyphs(visual) for visual in visuals]
+            joiners = _joiners(glyphs, vocabulary, stats)
+            for k, (visual, (chars, x0, x1)) in enumerate(zip(visuals, glyphs, strict=True)):
                 if k:
-                    w.insert(" ")
-                chars, x0, x1 = _row_glyphs(visual)
+                    w.insert(joiners[k - 1])
                 top = min(f.top for f in visual)
                 bottom = max(f.bottom for f in visual)
                 w.line(page, chars, x0, x1, top, bottom)
@@ -1713,8 +1921,8 @@ def _notes(stats: _Stats, n_pages: int) -> tuple[str, ...]:
         )
     if stats.url_joined:
         notes.append(
-            f"joined {stats.url_joined} web or e-mail addresses broken after '/' or '@' "
-            "at line ends without a space"
+            f"joined {stats.url_joined} addresses, paths and names broken after '/', '@', '_' "
+            "or '\\' at line ends without a space"
         )
     if stats.space_dropped or stats.space_replaced:
         notes.append(

@@ -186,8 +186,18 @@ def test_irs_withholding_table_reads_row_by_row() -> None:
     first = tables[0]
     assert first.rows[0].header and not any(r.header for r in first.rows[1:])
     rows = [doc.text[r.start : r.end] for r in first.rows]
-    assert rows[:3] == ["One Withholding", "Payroll Period | Allowance", "Weekly | $ 71.15"]
-    assert rows[-2:] == ["Daily or Miscellaneous | 14.23", "(each day of the payroll period)"]
+    # as on the page: the header cell's two lines are one cell of the header row, and the
+    # indented note under the last period belongs to its row
+    assert rows[:3] == [
+        "Payroll Period | One Withholding Allowance",
+        "Weekly | $ 71.15",
+        "Biweekly | 142.31",
+    ]
+    assert rows[-2:] == [
+        "Annually | 3,700.00",
+        "Daily or Miscellaneous (each day of the payroll period) | 14.23",
+    ]
+    assert len(rows) == 9
 
 
 def test_faa_three_columns_keep_paragraphs_whole() -> None:
