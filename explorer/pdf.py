@@ -152,9 +152,11 @@ class _Frag:
 
 @dataclass(slots=True)
 class _Table:
-    """Rows of cells; each cell holds its fragments in reading order."""
+    """Rows of cells; each cell holds its fragments in reading order. The cells of a ruled
+    table are boxes drawn on the page; those of other tables are found from the text."""
 
     rows: list[list[list[_Frag]]]
+    ruled: bool = False
 
 
 @dataclass(slots=True)
@@ -470,6 +472,7 @@ def _load(doc: Any, data: bytes, *, name: str) -> Document:
     units_per_page: list[list[_Unit]] = []
     for p, frags in zip(pages, pages_frags, strict=True):
         tables = _ruled_tables(p, frags, stats)
+        tables += _framed_tables(p, frags, tables, stats)
         rules = [
             ((y0 + y1) / 2, x0, x1) for x0, y0, x1, y1 in p.horizontal if x1 - x0 >= 0.5 * p.width
         ]
@@ -806,19 +809,86 @@ def _ruled_tables(p: _PageData, frags: list[_Frag], stats: _Stats) -> list[tuple
             if id(f) not in claimed and bbox.x0 <= cx <= bbox.x1 and bbox.y0 <= cy <= bbox.y1:
                 rows.append([[f]])
                 claimed.add(id(f))
-        flat = [sub for r in rows for sub in _split_subrows(r) if any(sub)]
+        # a table ruled only under its header holds all its body rows in one ruled row
+        body = len(row_cells) == 2
+        flat = [sub for k, r in enumerate(rows) for sub in _split_subrows(r, body=body and k == 1)]
+        flat = [sub for sub in flat if any(sub)]
         flat.sort(key=lambda r: min(f.top for cell in r for f in cell))
-        out.append((bbox, _Table(flat)))
+        out.append((bbox, _Table(flat, ruled=True)))
         stats.ruled_tables += 1
     return out
 
 
-def _split_subrows(cells: list[list[_Frag]]) -> list[list[list[_Frag]]]:
-    """Split a ruled row whose cells hold several aligned text lines into one row per line.
+def _framed_tables(
+    p: _PageData, frags: list[_Frag], found: list[tuple[Any, _Table]], stats: _Stats
+) -> list[tuple[Any, _Table]]:
+    """Tables drawn as a box with columns of text and no rules between the columns.
 
-    Tables without rules between body rows come out of ``find_tables`` as one tall row; when at
-    least two cells hold the same number of lines, those lines mark the real rows, and the
+    ``find_tables`` needs a rule between columns; a box whose horizontal rules (top, bottom, a
+    header rule) share their ends and are joined by vertical rules at both ends holds a table
+    when the text inside splits into columns at white gaps. Its rows come from :func:`_grid`,
+    with a break at every rule inside the box.
+    """
+    if not frags or p.rotated or len(p.horizontal) > 400:
+        return []
+    by_extent: dict[tuple[int, int], list[tuple[float, float, float]]] = defaultdict(list)
+    for x0, y0, x1, y1 in p.horizontal:
+        by_extent[(round(x0 / 4), round(x1 / 4))].append(((y0 + y1) / 2, x0, x1))
+    size = statistics.median(f.size for f in frags)
+    cut = _Cut(min_gap=max(3.0, 0.45 * size), min_width=3.0 * size, near=2.5 * size, rules=[])
+    claimed = {id(f) for _b, t in found for row in t.rows for cell in row for f in cell}
+    out: list[tuple[Any, _Table]] = []
+    for rules in by_extent.values():
+        if len(rules) < 2:
+            continue
+        rules.sort()
+        (top, x0, x1), (bottom, _a, _b) = rules[0], rules[-1]
+
+        def side(x: float, top: float = top, bottom: float = bottom) -> bool:
+            return any(
+                abs((vx0 + vx1) / 2 - x) <= 3 and vy0 <= top + 3 and vy1 >= bottom - 3
+                for vx0, vy0, vx1, vy1 in p.vertical
+            )
+
+        box = pymupdf.Rect(x0, top, x1, bottom)
+        if bottom - top < 2 * size or not (side(x0) and side(x1)):
+            continue
+        if any(box.intersects(b) for b, _t in found + out):
+            continue
+        inside = [
+            f
+            for f in frags
+            if id(f) not in claimed
+            and x0 <= (f.left + f.right) / 2 <= x1
+            and top <= (f.top + f.bottom) / 2 <= bottom
+        ]
+        if len(inside) < 4:
+            continue
+        parts = _column_split(
+            [_Item(f.left, f.top, f.right, f.bottom, frag=f) for f in inside], cut
+        )
+        if parts is None:
+            continue
+        columns = [[i.frag for i in part if i.frag is not None] for part in parts]
+        breaks = [y for y, _a, _b in rules[1:-1]]
+        rows = _grid(columns, breaks=breaks)
+        if len(rows) < 2:
+            continue
+        out.append((box, _Table(rows, ruled=True)))
+        claimed.update(id(f) for f in inside)
+        stats.ruled_tables += 1
+    return out
+
+
+def _split_subrows(cells: list[list[_Frag]], *, body: bool = False) -> list[list[list[_Frag]]]:
+    """Split a ruled row whose cells hold several text rows into one row per visual row.
+
+    Tables without rules between body rows come out of ``find_tables`` as one tall row. When
+    at least two cells hold the same number of lines, those lines mark the real rows, and the
     lines of every cell go to the row they start in (a wrapped line stays with its row).
+    Otherwise the rows come from the lines' baselines and the first column's left edge
+    (:func:`_grid`): in the one body row of a table ruled only under its header (``body``),
+    and elsewhere where extra space sets the rows apart.
     """
     rows_per_cell = [_cluster_rows(cell) for cell in cells]
     counts = Counter(len(rows) for rows in rows_per_cell if len(rows) > 1)
@@ -826,14 +896,14 @@ def _split_subrows(cells: list[list[_Frag]]) -> list[list[list[_Frag]]]:
         return [cells]
     k, cells_with_k = counts.most_common(1)[0]
     if cells_with_k < 2:
-        return [cells]
+        return _grid(cells, spaced_only=not body)
     for rows in rows_per_cell:  # lines that read on (a wrapped list, a sentence) are one cell
         texts = [" ".join(f.text for f in row) for row in rows]
         if len(rows) == k and any(
             a.endswith((",", ";", "-", "–")) or b[:1].islower()
             for a, b in itertools.pairwise(texts)
         ):
-            return [cells]
+            return _grid(cells, spaced_only=not body)
     anchor = next(rows for rows in rows_per_cell if len(rows) == k)
     tops = [min(f.top for f in row) for row in anchor]
     out: list[list[list[_Frag]]] = [[[] for _ in cells] for _ in range(k)]
@@ -918,7 +988,7 @@ def _xy_cut(items: list[_Item], cut: _Cut) -> list[_Leaf]:
         if parts is None:
             return [(items, None)]
         head, body, tail = _peel(parts)
-        if _looks_tabular(body) or _looks_row_aligned(body):
+        if not _bulleted(body) and (_looks_tabular(body) or _looks_row_aligned(body)):
             table = [i for part in body for i in part]
             # list markers or line numbers in the first column: read each row across
             columns = None if _numbered_lines(body[0]) else body
@@ -1055,18 +1125,34 @@ def _peel(
     return head, [keep, *parts[1:]], tail
 
 
+def _bulleted(parts: list[list[_Item]]) -> bool:
+    """Is every column a bulleted list (each line at its left edge opens with a bullet)?
+    Lists set side by side are read column by column, each item whole."""
+    for part in parts:
+        edge = min(i.left for i in part)
+        starts = [i.frag.text for i in part if i.frag is not None and i.left <= edge + 1]
+        if len(starts) < 2 or not all(_BULLET_RE.match(t) for t in starts):
+            return False
+    return True
+
+
 def _looks_row_aligned(parts: list[list[_Item]]) -> bool:
     """An option list, parameter list or glossary: short left cells on the baselines of the
     lines beside them, one to one (the text beside a cell may wrap onto lines of its own).
 
-    Text columns share baselines too, but their lines are full of words; the cells of every
-    column but the last hold a few words each.
+    Text columns share baselines too, but their lines are full of words and as wide as each
+    other; the cells of every column but the last hold a few words each, and their column is
+    narrower than the last.
     """
     if any(i.frag is None for p in parts for i in p):
         return False
+    last = max(i.right for i in parts[-1]) - min(i.left for i in parts[-1])
     for part in parts[:-1]:
         words = [len(i.frag.text.split()) for i in part if i.frag is not None]
         if len(words) < 3 or statistics.median(words) > 3 or max(words) > 6:
+            return False
+        # a column of cells is narrower than the text beside it; text columns are alike
+        if max(i.right for i in part) - min(i.left for i in part) > 0.6 * last:
             return False
     for left, right in itertools.pairwise(parts):
         aligned = sum(
@@ -1345,7 +1431,7 @@ def _continues(a: _Row, b: _Row, first: _Row, normal_gap: float) -> bool:
             return b.left - a.right < 3 * size_b  # pieces of one line split by a wide space
         # another column or region: continue only a sentence broken at the column foot
         return (
-            b.top < a.top - 2 * size_b
+            b.top < a.top - 0.5 * size_b
             and not ends_sentence
             and not enum
             and (text_b[:1].islower() or text_a[-1:] in _HYPHENS + _DASHES + ",")
@@ -1749,33 +1835,55 @@ def _write_code(w: _Writer, page: int, rows: list[_Row]) -> Block:
     return Block("code", start, w.pos)
 
 
+def _row_pieces(cells: list[list[_Frag]], *, ruled: bool) -> list[tuple[int, list[_Frag], bool]]:
+    """The order a table row is written in: (column, the fragments of one of its lines there,
+    whether a new visual line starts with it).
+
+    A row of a table found from its text is read line by line, as the eye runs across it,
+    while at most one of its cells wraps (where that is the last cell, this is cell by cell
+    anyway). When cells wrap side by side, and in ruled tables, whose cells are boxes, each
+    cell is written whole, so that no cell is interleaved with another.
+    """
+    visual = [_cluster_rows(cell) for cell in cells]
+    if ruled or sum(1 for lines in visual if len(lines) > 1) > 1:
+        return [(k, line, n > 0) for k, lines in enumerate(visual) for n, line in enumerate(lines)]
+    column_of = {id(f): k for k, cell in enumerate(cells) for f in cell}
+    out: list[tuple[int, list[_Frag], bool]] = []
+    for line in _cluster_rows(f for cell in cells for f in cell):
+        by_column: dict[int, list[_Frag]] = defaultdict(list)
+        for f in line:
+            by_column[column_of[id(f)]].append(f)
+        out += [(k, by_column[k], n == 0 and bool(out)) for n, k in enumerate(sorted(by_column))]
+    return out
+
+
 def _write_table(
     w: _Writer, page: int, table: _Table, vocabulary: set[str], stats: _Stats
 ) -> Block:
     start = w.pos
     rows: list[TableRow] = []
-    for r, cells in enumerate(table.rows):
-        if r:
+    for cells in table.rows:
+        pieces = _row_pieces([cell for cell in cells if cell], ruled=table.ruled)
+        if not pieces:
+            continue
+        if rows:
             w.insert("\n")
         row_start = w.pos
-        first_cell = True
-        for cell in cells:
-            if not cell:
-                continue
-            if not first_cell:
-                w.insert(" | ")
-            first_cell = False
-            visuals = _cluster_rows(cell)
-            glyphs = [_row_glyphs(visual) for visual in visuals]
-            joiners = _joiners(glyphs, vocabulary, stats)
-            for k, (visual, (chars, x0, x1)) in enumerate(zip(visuals, glyphs, strict=True)):
-                if k:
-                    w.insert(joiners[k - 1])
-                top = min(f.top for f in visual)
-                bottom = max(f.bottom for f in visual)
-                w.line(page, chars, x0, x1, top, bottom)
-        if w.pos > row_start:
-            rows.append(TableRow(row_start, w.pos, header=not rows))
+        glyphs = [_row_glyphs(frags) for _k, frags, _new in pieces]
+        for i, ((k, frags, new_line), (chars, x0, x1)) in enumerate(
+            zip(pieces, glyphs, strict=True)
+        ):
+            if i:
+                if not new_line:
+                    w.insert(" | ")
+                elif pieces[i - 1][0] == k:  # the cell's text wraps onto this line
+                    w.insert(_joiners([glyphs[i - 1], (chars, x0, x1)], vocabulary, stats)[0])
+                else:
+                    w.insert(" ")
+            top = min(f.top for f in frags)
+            bottom = max(f.bottom for f in frags)
+            w.line(page, chars, x0, x1, top, bottom)
+        rows.append(TableRow(row_start, w.pos, header=not rows))
     return Block("table", start, w.pos, rows=tuple(rows))
 
 

