@@ -1702,10 +1702,28 @@ def _continues_across_pages(w: _Writer, paras: list[_Para], first: _Unit) -> boo
     return head.isalpha() and head.islower()
 
 
-def _vocabulary(units_per_page: list[list[_Unit]]) -> set[str]:
+@dataclass(slots=True)
+class _Lexicon:
+    """The document as its own dictionary: its words, and whether it breaks words at line ends.
+
+    ``hyphenates`` is false for a document whose line-end hyphens are all compounds as far as
+    its words tell (at least :data:`_COMPOUNDS_TO_TRUST` of them, and not one word found broken):
+    typical of word processors, which do not hyphenate. There a hyphen at a line end is kept.
+    """
+
+    words: set[str]
+    hyphenates: bool = True
+
+
+_COMPOUNDS_TO_TRUST = 5
+
+
+def _vocabulary(units_per_page: list[list[_Unit]]) -> _Lexicon:
     """Words as the document spells them (lower case), leaving out the halves of words broken
     at line ends: they tell ``non-user`` from ``compli-ance``."""
     words: set[str] = set()
+    seams: list[tuple[str, str]] = []
+    soft = False
     for units in units_per_page:
         for unit in units:
             if unit.table is not None:
@@ -1714,41 +1732,63 @@ def _vocabulary(units_per_page: list[list[_Unit]]) -> set[str]:
                         for f in cell:
                             words.update(w.lower() for w in _WORD.findall(f.text))
             broken = False
-            for row in unit.rows:
+            for row, nxt in itertools.zip_longest(unit.rows, unit.rows[1:]):
                 text = row.text
                 found = _WORD.findall(text)
                 if broken and found:
                     found = found[1:]
                 broken = text.endswith(tuple(_HYPHENS))
+                soft = soft or (broken and text.endswith("\u00ad"))
                 if broken and found:
                     found = found[:-1]
+                    if nxt is not None and text[-2:-1].islower() and nxt.text[:1].islower():
+                        seams.append((text[:-1], nxt.text))
                 words.update(word.lower() for word in found)
-    return words
+    lexicon = _Lexicon(words)
+    verdicts = [_compound_by_words(*_halves(a, b), words) for a, b in seams]
+    compounds = sum(1 for v in verdicts if v)
+    lexicon.hyphenates = soft or False in verdicts or compounds < _COMPOUNDS_TO_TRUST
+    return lexicon
 
 
-def _compound(chars: list[str], following: list[str], vocabulary: set[str]) -> bool:
+def _halves(before: str, after: str) -> tuple[str, str]:
+    """The word before a line-end hyphen (itself possibly hyphenated) and the letters after."""
+    token = before.rsplit(" ", 1)[-1]
+    head = re.sub(r"^.*[^\w-]", "", token).lower()
+    match = re.match(r"[^\W\d_]*", after.split(" ", 1)[0])
+    return head, match[0].lower() if match else ""
+
+
+def _compound_by_words(head: str, tail: str, words: set[str]) -> bool | None:
+    """What the document's own words say of ``head-`` + ``tail``: a compound (True), a word
+    broken at the line end (False), or nothing (None)."""
+    if f"{head}{tail}" in words:
+        return False
+    if f"{head}-{tail}" in words:
+        return True
+    first = head.rsplit("-", 1)[-1]
+    if first in _HYPHENATED_PREFIXES:
+        return True
+    if len(first) >= 3 and len(tail) >= 3 and first in words and tail in words:
+        return True
+    return None
+
+
+def _compound(chars: list[str], following: list[str], lexicon: _Lexicon) -> bool:
     """Is ``word-`` + ``next`` a hyphenated compound rather than one word broken at the line end?
 
     PDFs carry no dictionary, so the document itself is one: a form spelled elsewhere in it
     decides (``compliance`` -> join; ``non-normal`` -> keep); otherwise a compound of two words
     the document uses on their own (``hand-off``) or of a prefix English writes with a hyphen
     (``self-managed``) keeps it, as does a hyphen inside a web or e-mail address. Anything else
-    (``compli-ance``) is joined.
+    (``compli-ance``) is joined, unless the document does not hyphenate words at all
+    (:class:`_Lexicon`), where a line-end hyphen is always the writer's.
     """
     token = "".join(chars[:-1]).rsplit(" ", 1)[-1]
     if any(mark in token for mark in ("/", "@", "www.")):
         return True
-    head = re.sub(r"^.*[^\w-]", "", token).lower()
-    match = re.match(r"[^\W\d_]*", "".join(following).split(" ", 1)[0])
-    tail = match[0].lower() if match else ""
-    if f"{head}{tail}" in vocabulary:
-        return False
-    if f"{head}-{tail}" in vocabulary:
-        return True
-    first = head.rsplit("-", 1)[-1]
-    if first in _HYPHENATED_PREFIXES:
-        return True
-    return len(first) >= 3 and len(tail) >= 3 and first in vocabulary and tail in vocabulary
+    verdict = _compound_by_words(*_halves("".join(chars[:-1]), "".join(following)), lexicon.words)
+    return (not lexicon.hyphenates) if verdict is None else verdict
 
 
 def _seam(chars: list[str], following: list[str], joiner: str) -> str:
@@ -1760,7 +1800,7 @@ def _seam(chars: list[str], following: list[str], joiner: str) -> str:
 
 def _joiners(
     glyphs: list[tuple[list[str], list[float], list[float]]],
-    vocabulary: set[str],
+    vocabulary: _Lexicon,
     stats: _Stats,
 ) -> list[str]:
     """What joins each line to the next: a space, or nothing where a word, an address or a
@@ -1803,7 +1843,7 @@ def _joiners(
 
 
 def _write_paragraph(
-    w: _Writer, page: int, rows: list[_Row], vocabulary: set[str], stats: _Stats
+    w: _Writer, page: int, rows: list[_Row], vocabulary: _Lexicon, stats: _Stats
 ) -> _Para:
     glyphs = [_row_glyphs(r.frags) for r in rows]
     joiners = _joiners(glyphs, vocabulary, stats)
@@ -1858,7 +1898,7 @@ def _row_pieces(cells: list[list[_Frag]], *, ruled: bool) -> list[tuple[int, lis
 
 
 def _write_table(
-    w: _Writer, page: int, table: _Table, vocabulary: set[str], stats: _Stats
+    w: _Writer, page: int, table: _Table, vocabulary: _Lexicon, stats: _Stats
 ) -> Block:
     start = w.pos
     rows: list[TableRow] = []

@@ -386,6 +386,27 @@ def test_line_end_hyphen_of_a_compound_is_kept() -> None:
     assert "https://www.ibm.com/products/storage-scale." in nist  # a URL broken at a hyphen
 
 
+def test_a_document_that_never_breaks_words_keeps_every_line_end_hyphen() -> None:
+    """Word processors do not hyphenate: where every line-end hyphen the document's words can
+    judge is a compound, an unknown one (``hand-off``) keeps its hyphen too."""
+    data = text_pages(
+        [
+            "The self-",
+            "managed nodes, the non-",
+            "user data, the post-",
+            "execution checks and the well-",
+            "known risks of cross-",
+            "site access lead to the hand-",
+            "off of the image at boot.",
+        ]
+    )
+    doc = load_pdf(data, name="no-hyphenation.pdf")
+    assert "hand-off" in doc.text and "handoff" not in doc.text
+    assert not any("words hyphenated at line ends" in n for n in doc.normalisation)
+    nist = flat(corpus_doc(NIST).text)  # the two compounds NIST breaks at line ends
+    assert "performance-enhancing libraries" in nist and "point of hand-off to" in nist
+
+
 def test_running_headers_footers_and_page_numbers_are_removed() -> None:
     def build(doc: pymupdf.Document) -> None:
         for n in range(1, 6):
