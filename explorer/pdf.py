@@ -1205,14 +1205,18 @@ def _merge_bands(bands: list[list[_Item]], cut: _Cut) -> list[tuple[list[_Item],
     group = list(bands[0])
     group_parts = _column_split(group, cut)
     groups: list[tuple[list[_Item], bool]] = []
-    for band in bands[1:]:
+    for k, band in enumerate(bands[1:], start=1):
         above = max(i.core_bottom for i in group)
         below = min(i.core_top for i in band)
         ruled = any(above <= y <= below for y, _x0, _x1 in cut.rules)
         band_parts = _column_split(band, cut)
         # white space of several lines across every column: the columns have ended
         height = statistics.median(i.bottom - i.top for i in group)
-        if not ruled and below - above <= 2.5 * height:
+        after = bands[k + 1] if k + 1 < len(bands) else None
+        title = _title_below(band, group_parts) and (
+            after is not None and _fits(after, group_parts, cut) is None
+        )
+        if not ruled and below - above <= 2.5 * height and not title:
             # the lines of one side must each sit inside a column of the other
             if group_parts is not None:
                 union_parts = _fits(band, group_parts, cut)
@@ -1225,6 +1229,25 @@ def _merge_bands(bands: list[list[_Item]], cut: _Cut) -> list[tuple[list[_Item],
         group, group_parts = list(band), band_parts
     groups.append((group, group_parts is not None))
     return _hoist_column_heads(groups, cut)
+
+
+def _title_below(band: list[_Item], parts: list[list[_Item]] | None) -> bool:
+    """Could ``band`` be a title set across the page under columns that end above it (one
+    line, in a column but clear of both its edges) rather than a line of that column? The
+    caller also asks that what follows it does not fit the columns (a table across them)."""
+    if parts is None or len(band) != 1 or band[0].frag is None:
+        return False
+    if sum(1 for part in parts if len(part) >= 3) < 2:
+        return False
+    item, size = band[0], band[0].frag.size
+    if any(i.core_bottom >= item.core_top for part in parts for i in part):
+        return False
+    for part in parts:
+        left = min(i.left for i in part)
+        right = max(i.right for i in part)
+        if left <= item.left and item.right <= right:
+            return item.left > left + 2 * size and item.right < right - 2 * size
+    return False
 
 
 def _hoist_column_heads(
@@ -1429,12 +1452,16 @@ def _continues(a: _Row, b: _Row, first: _Row, normal_gap: float) -> bool:
         overlap = min(a.bottom, b.bottom) - max(a.top, b.top)
         if overlap >= 0.5 * min(a.bottom - a.top, b.bottom - b.top) and b.left - a.right >= 0:
             return b.left - a.right < 3 * size_b  # pieces of one line split by a wide space
-        # another column or region: continue only a sentence broken at the column foot
+        # another column or region: continue only a sentence broken at the column foot, one
+        # that reads on (lower case, a hyphen or comma) or whose last line broke because the
+        # next word did not fit, going on flush left (a new paragraph would be indented)
+        fits = a.right + _first_word_width(b) + 0.5 * size_b < a.leaf_right
+        full = not fits and abs(b.left - b.leaf_left) <= 1
         return (
             b.top < a.top - 0.5 * size_b
             and not ends_sentence
             and not enum
-            and (text_b[:1].islower() or text_a[-1:] in _HYPHENS + _DASHES + ",")
+            and (text_b[:1].islower() or text_a[-1:] in _HYPHENS + _DASHES + "," or full)
         )
     if b.top - a.bottom > normal_gap + 0.3 * size_b:
         return False
@@ -1584,6 +1611,15 @@ class _Writer:
         self.pos += len(chars)
         self.lines.append(Line(page, start, self.pos, top, bottom))
 
+    def drop_last(self) -> None:
+        """Take back the last character written (it is a glyph of the last line)."""
+        self.parts[-1] = self.parts[-1][:-1]
+        self.x0.pop()
+        self.x1.pop()
+        self.pos -= 1
+        line = self.lines[-1]
+        self.lines[-1] = Line(line.page, line.start, self.pos, line.y0, line.y1)
+
     def text(self) -> str:
         return "".join(self.parts)
 
@@ -1632,9 +1668,14 @@ def _assemble(
         zip(units_per_page, sizes, strict=True), start=1
     ):
         # a sentence broken by the page break continues the previous page's paragraph
-        joined = bool(units) and _continues_across_pages(w, paras, units[0])
+        end = w.pos
+        joiner = _page_join(w, paras, units[0], vocabulary, stats) if units else None
+        joined = joiner is not None
+        if w.pos < end:  # the previous page's last hyphen was taken back
+            last = pages[-1]
+            pages[-1] = Page(last.number, last.start, w.pos, last.width, last.height)
         if units and w.pos:
-            w.insert(" " if joined else "\n\n")
+            w.insert(joiner if joiner is not None else "\n\n")
         page_start = w.pos
         for k, unit in enumerate(units):
             if k:
@@ -1651,7 +1692,7 @@ def _assemble(
                 para = _Para(
                     prev.start,
                     para.end,
-                    prev.text + " " + para.text,
+                    prev.text + (joiner or "") + para.text,
                     prev.styles + para.styles,
                     prev.rows + para.rows,
                     prev.item,
@@ -1682,24 +1723,38 @@ def _assemble(
     )
 
 
-def _continues_across_pages(w: _Writer, paras: list[_Para], first: _Unit) -> bool:
-    """Does the page's first paragraph carry on the sentence the previous page left open?
+def _page_join(
+    w: _Writer, paras: list[_Para], first: _Unit, lexicon: _Lexicon, stats: _Stats
+) -> str | None:
+    """What joins the page's first paragraph to the sentence the previous page left open, or
+    None when it starts a paragraph of its own.
 
-    Only when the text so far ends with the previous paragraph (not a table), without a full
-    stop, colon or similar, and the new paragraph starts with a lowercase letter.
+    Only when the text so far ends with the previous paragraph (not a table or code): a word
+    broken by the page break after a hyphen or dash is joined as at a line end (``Soekarno-`` /
+    ``Hatta``; the hyphen of ``compli-`` / ``ance`` is dropped); otherwise a paragraph that ends
+    without a full stop, colon or similar and a new one starting with a lowercase letter are one
+    sentence, joined by a space.
     """
     if not w.pos or not paras or paras[-1].end != w.pos or first.table is not None:
-        return False
-    if first.code:
-        return False
-    if not first.rows:
-        return False
-    last = w.parts[-1].rstrip()[-1:] if w.parts else ""
-    if not last or last in ".!?:;…\"'”’)]":
-        return False
-    chars, _x0, _x1 = _row_glyphs(first.rows[0].frags)
+        return None
+    if first.code or not first.rows:
+        return None
+    chars, x0, x1 = _row_glyphs(first.rows[0].frags)
     head = "".join(chars).lstrip()[:1]
-    return head.isalpha() and head.islower()
+    line = w.parts[-1] if w.parts else ""
+    if line[-1:] in _HYPHENS + _DASHES and line[-2:-1].isalnum() and head.isalnum():
+        n = len(line)
+        previous = (list(line), list(w.x0[-n:]), list(w.x1[-n:]))
+        joiner = _joiners([previous, (chars, x0, x1)], lexicon, stats)[0]
+        if len(previous[0]) < n:  # the hyphen of a word broken at the page end
+            w.drop_last()
+            paras[-1].end = w.pos
+            paras[-1].text = paras[-1].text[:-1]
+        return joiner
+    last = line.rstrip()[-1:]
+    if not last or last in ".!?:;…\"'”’)]":
+        return None
+    return " " if head.isalpha() and head.islower() else None
 
 
 @dataclass(slots=True)

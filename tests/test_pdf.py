@@ -661,3 +661,20 @@ def test_a_sentence_broken_by_a_page_break_stays_one_paragraph() -> None:
     assert (chunk.page_start, chunk.page_end) == (1, 2)
     rects = doc.layout.rects(doc.text.index(sentence), doc.text.index(sentence) + len(sentence))
     assert {r.page for r in rects} == {1, 2}
+
+
+def test_a_word_broken_by_a_page_break_is_joined_as_at_a_line_end() -> None:
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((72, 700), "The airplane took off from Soekarno-")
+    pdf.new_page().insert_text((72, 72), "Hatta airport and flew on to full compli-")
+    pdf.new_page().insert_text((72, 72), "ance with the compliance rules.")
+    doc = load_pdf(pdf.tobytes(), name="break.pdf")
+    check_invariants(doc)
+    assert doc.text == (
+        "The airplane took off from Soekarno-Hatta airport and flew on to full compliance "
+        "with the compliance rules."
+    )
+    assert doc.layout is not None
+    i = doc.text.index("compliance")
+    assert [r.page for r in doc.layout.rects(i, i + len("compliance"))] == [2, 3]
+    assert [b.kind for b in doc.blocks] == ["paragraph"]
