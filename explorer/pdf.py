@@ -253,6 +253,7 @@ class _Stats:
     table_seconds: float = 0.0
     removed: dict[str, list[tuple[int, str]]] = field(default_factory=lambda: defaultdict(list))
     page_joins: int = 0
+    accents: int = 0
 
 
 # --------------------------------------------------------------------------- entry point
@@ -558,11 +559,58 @@ def _page_frags(raw: dict[str, Any], matrix: Any, stats: _Stats) -> list[_Frag]:
         if not styles:  # white space only (or nothing): count what we drop
             stats.space_dropped += len(chars)
             continue
+        _compose_accents(chars, x0s, x1s, stats)
         horizontal = abs(dy) < 0.05 and dx > 0
         frag = _Frag(chars, x0s, x1s, min(x0s), top, max(x1s), bottom, horizontal, styles)
         frag.mono = mono
         frags.append(frag)
     return _join_pieces(frags, stats)
+
+
+#: Spacing accents and the combining marks they stand for when drawn over a letter.
+_ACCENTS = {
+    "\u02c6": "\u0302", "^": "\u0302", "\u00a8": "\u0308", "\u00b4": "\u0301",
+    "\u02ca": "\u0301", "`": "\u0300", "\u02cb": "\u0300", "\u00b8": "\u0327",
+    "\u02dc": "\u0303", "~": "\u0303", "\u02c7": "\u030c", "\u02d8": "\u0306",
+    "\u02d9": "\u0307", "\u02da": "\u030a", "\u02dd": "\u030b", "\u00af": "\u0304",
+    "\u02c9": "\u0304", "\u02db": "\u0328",
+}  # fmt: skip
+
+
+def _compose_accents(chars: list[str], x0: list[float], x1: list[float], stats: _Stats) -> None:
+    """Merge a spacing accent drawn over the letter beside it into one accented letter.
+
+    Some fonts and typesetters draw ``ê`` as ``e`` plus a separate ``ˆ`` on top of it; the text
+    then reads ``Ageˆncia``. An accent whose glyph lies over the letter before (or after) it,
+    where the two compose to one character, becomes that character, with the letter's extent.
+    """
+    i = 0
+    while i < len(chars):
+        mark = _ACCENTS.get(chars[i])
+        if mark is None:
+            i += 1
+            continue
+        middle = (x0[i] + x1[i]) / 2
+        for j in (i - 1, i + 1):
+            if not 0 <= j < len(chars) or not chars[j].isalpha() or x0[j] != x0[j]:
+                continue
+            if not x0[j] - 0.5 <= middle <= x1[j] + 0.5:
+                continue
+            composed = unicodedata.normalize("NFC", chars[j] + mark)
+            if len(composed) != 1:
+                continue
+            chars[j] = composed
+            del chars[i], x0[i], x1[i]
+            stats.accents += 1
+            # a space MuPDF put after the accent, inside the letter's box, is not a gap
+            letter = j if j < i else j - 1
+            after = letter + 1
+            if after < len(chars) and chars[after] == " " and x0[after] < x1[letter] - 0.1:
+                del chars[after], x0[after], x1[after]
+                stats.space_dropped += 1
+            break
+        else:
+            i += 1
 
 
 def _clean(
@@ -2132,6 +2180,10 @@ def _notes(stats: _Stats, n_pages: int) -> tuple[str, ...]:
             f"normalised white space inside lines: dropped {stats.space_dropped} repeated, "
             f"leading or trailing spaces; replaced {stats.space_replaced} tabs/no-break spaces "
             "with plain spaces"
+        )
+    if stats.accents:
+        notes.append(
+            f"composed {stats.accents} accented letters drawn as a letter and a separate accent"
         )
     if stats.footnotes:
         notes.append(f"moved {stats.footnotes} footnotes to the end of their page")

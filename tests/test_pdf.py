@@ -678,3 +678,43 @@ def test_a_word_broken_by_a_page_break_is_joined_as_at_a_line_end() -> None:
     i = doc.text.index("compliance")
     assert [r.page for r in doc.layout.rects(i, i + len("compliance"))] == [2, 3]
     assert [b.kind for b in doc.blocks] == ["paragraph"]
+
+
+def test_an_accent_drawn_over_its_letter_is_composed() -> None:
+    """Some PDFs draw ``ê`` as ``e`` with a separate ``ˆ`` on top (FAA: ``Ageˆncia``)."""
+
+    font = pymupdf.Font("helv")  # embedded, so that the spacing accents have glyphs
+
+    def build(doc: pymupdf.Document) -> None:
+        page = doc.new_page()
+        page.insert_font(fontname="F0", fontbuffer=font.buffer)
+        x = 72.0
+        accents = {"Age": "\u02c6", "ncia Nacional de Aviac": "\u00b8", "a": "\u02dc"}
+        for piece in ("Age", "ncia Nacional de Aviac", "a", "o Civil, x~y and 2^8"):
+            page.insert_text((x, 100), piece, fontname="F0", fontsize=11)
+            x += font.text_length(piece, fontsize=11)
+            if piece in accents:  # drawn over the piece's last letter
+                width = font.text_length(piece[-1], fontsize=11)
+                page.insert_text((x - width, 100), accents[piece], fontname="F0", fontsize=11)
+
+    doc = load_pdf(pdf_bytes(build), name="accents.pdf")
+    check_invariants(doc)
+    assert doc.text == "Agência Nacional de Aviação Civil, x~y and 2^8"
+    assert any("composed 3 accented letters" in n for n in doc.normalisation)
+    faa = flat(corpus_doc(FAA).text)
+    assert "Agência Nacional de Aviação Civil (ANAC) Brazil" in faa
+
+
+def test_cms_overlapping_lines_read_whole() -> None:
+    """On CMS page 5 two lines overlap (``physicia`` / ``shipboard service`` / ``n`` in
+    ``page.get_text()``): each reads whole, and its rectangles stay on its own line."""
+    doc = corpus_doc(CMS)
+    assert doc.layout is not None
+    for sentence in (
+        "5. The physician is legally authorized to practice where he or she furnished the services",
+        "For shipboard services please include a copy of the ship’s itinerary.",
+    ):
+        start = doc.text.index(sentence)
+        assert doc.page_span(start, start + len(sentence)) == (5, 5)
+        (rect,) = doc.layout.rects(start, start + len(sentence))  # one line each
+        assert rect.page == 5
