@@ -39,8 +39,9 @@ SEPARATOR = re.compile(r"\|+|\.{2,}|…+")
 """A word of these only, standing in white space, is a join rather than text: the ``|`` that
 separates table cells (``" | "``) and the dot leaders that run a table's first cell or a
 contents entry on to the next (``AFM revisions ...... | $85``)."""
-_GAP = rf"\s+(?:(?:{SEPARATOR.pattern})\s+)*"
-"""Between two words: white space, and any separators standing in it."""
+_GAP = rf"\s+(?:(?:{SEPARATOR.pattern})\s+)*+"
+"""Between two words: white space, and all the separators standing in it (possessive: a
+separator is never given back to be read as the start of the next word)."""
 
 
 def phrase_words(phrase: str) -> list[str]:

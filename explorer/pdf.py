@@ -1148,7 +1148,7 @@ def _peel(
 ) -> tuple[list[_Item], list[list[_Item]], list[_Item]]:
     """Lines of the first column above or below everything beside it (a heading over a list,
     the next heading under it), apart from the columns that run side by side."""
-    if len(parts[0]) < 2:
+    if len(parts[0]) < 2 or any(i.frag is None for part in parts for i in part):
         return [], parts, []
     top = min(i.core_top for part in parts[1:] for i in part)
     bottom = max(i.core_bottom for part in parts[1:] for i in part)
