@@ -187,8 +187,18 @@ def test_irs_withholding_table_reads_row_by_row() -> None:
     first = tables[0]
     assert first.rows[0].header and not any(r.header for r in first.rows[1:])
     rows = [doc.text[r.start : r.end] for r in first.rows]
-    assert rows[:3] == ["One Withholding", "Payroll Period | Allowance", "Weekly | $ 71.15"]
-    assert rows[-2:] == ["Daily or Miscellaneous | 14.23", "(each day of the payroll period)"]
+    # one row per visual row group, read line by line as the eye runs across it: the header
+    # cell's upper line and the indented note under the last period belong to their rows
+    assert rows[:3] == [
+        "One Withholding Payroll Period | Allowance",
+        "Weekly | $ 71.15",
+        "Biweekly | 142.31",
+    ]
+    assert rows[-2:] == [
+        "Annually | 3,700.00",
+        "Daily or Miscellaneous | 14.23 (each day of the payroll period)",
+    ]
+    assert len(rows) == 9
 
 
 def test_faa_three_columns_keep_paragraphs_whole() -> None:
@@ -375,6 +385,27 @@ def test_line_end_hyphen_of_a_compound_is_kept() -> None:
     nist = flat(corpus_doc(NIST).text)
     assert "self-managed" in nist and "selfmanaged" not in nist
     assert "https://www.ibm.com/products/storage-scale." in nist  # a URL broken at a hyphen
+
+
+def test_a_document_that_never_breaks_words_keeps_every_line_end_hyphen() -> None:
+    """Word processors do not hyphenate: where every line-end hyphen the document's words can
+    judge is a compound, an unknown one (``hand-off``) keeps its hyphen too."""
+    data = text_pages(
+        [
+            "The self-",
+            "managed nodes, the non-",
+            "user data, the post-",
+            "execution checks and the well-",
+            "known risks of cross-",
+            "site access lead to the hand-",
+            "off of the image at boot.",
+        ]
+    )
+    doc = load_pdf(data, name="no-hyphenation.pdf")
+    assert "hand-off" in doc.text and "handoff" not in doc.text
+    assert not any("words hyphenated at line ends" in n for n in doc.normalisation)
+    nist = flat(corpus_doc(NIST).text)  # the two compounds NIST breaks at line ends
+    assert "performance-enhancing libraries" in nist and "point of hand-off to" in nist
 
 
 def test_running_headers_footers_and_page_numbers_are_removed() -> None:
@@ -631,3 +662,60 @@ def test_a_sentence_broken_by_a_page_break_stays_one_paragraph() -> None:
     assert (chunk.page_start, chunk.page_end) == (1, 2)
     rects = doc.layout.rects(doc.text.index(sentence), doc.text.index(sentence) + len(sentence))
     assert {r.page for r in rects} == {1, 2}
+
+
+def test_a_word_broken_by_a_page_break_is_joined_as_at_a_line_end() -> None:
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((72, 700), "The airplane took off from Soekarno-")
+    pdf.new_page().insert_text((72, 72), "Hatta airport and flew on to full compli-")
+    pdf.new_page().insert_text((72, 72), "ance with the compliance rules.")
+    doc = load_pdf(pdf.tobytes(), name="break.pdf")
+    check_invariants(doc)
+    assert doc.text == (
+        "The airplane took off from Soekarno-Hatta airport and flew on to full compliance "
+        "with the compliance rules."
+    )
+    assert doc.layout is not None
+    i = doc.text.index("compliance")
+    assert [r.page for r in doc.layout.rects(i, i + len("compliance"))] == [2, 3]
+    assert [b.kind for b in doc.blocks] == ["paragraph"]
+
+
+def test_an_accent_drawn_over_its_letter_is_composed() -> None:
+    """Some PDFs draw ``ê`` as ``e`` with a separate ``ˆ`` on top (FAA: ``Ageˆncia``)."""
+
+    font = pymupdf.Font("helv")  # embedded, so that the spacing accents have glyphs
+
+    def build(doc: pymupdf.Document) -> None:
+        page = doc.new_page()
+        page.insert_font(fontname="F0", fontbuffer=font.buffer)
+        x = 72.0
+        accents = {"Age": "\u02c6", "ncia Nacional de Aviac": "\u00b8", "a": "\u02dc"}
+        for piece in ("Age", "ncia Nacional de Aviac", "a", "o Civil, x~y and 2^8"):
+            page.insert_text((x, 100), piece, fontname="F0", fontsize=11)
+            x += font.text_length(piece, fontsize=11)
+            if piece in accents:  # drawn over the piece's last letter
+                width = font.text_length(piece[-1], fontsize=11)
+                page.insert_text((x - width, 100), accents[piece], fontname="F0", fontsize=11)
+
+    doc = load_pdf(pdf_bytes(build), name="accents.pdf")
+    check_invariants(doc)
+    assert doc.text == "Agência Nacional de Aviação Civil, x~y and 2^8"
+    assert any("composed 3 accented letters" in n for n in doc.normalisation)
+    faa = flat(corpus_doc(FAA).text)
+    assert "Agência Nacional de Aviação Civil (ANAC) Brazil" in faa
+
+
+def test_cms_overlapping_lines_read_whole() -> None:
+    """On CMS page 5 two lines overlap (``physicia`` / ``shipboard service`` / ``n`` in
+    ``page.get_text()``): each reads whole, and its rectangles stay on its own line."""
+    doc = corpus_doc(CMS)
+    assert doc.layout is not None
+    for sentence in (
+        "5. The physician is legally authorized to practice where he or she furnished the services",
+        "For shipboard services please include a copy of the ship’s itinerary.",
+    ):
+        start = doc.text.index(sentence)
+        assert doc.page_span(start, start + len(sentence)) == (5, 5)
+        (rect,) = doc.layout.rects(start, start + len(sentence))  # one line each
+        assert rect.page == 5

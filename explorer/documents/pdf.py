@@ -80,6 +80,8 @@ NAN = float("nan")
 #: clip to the media box, no images (they cost time and carry no text), ligatures expanded.
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 _SPAN_BOLD = 16  # span["flags"] bit
+_SPAN_MONO = 8  # span["flags"] bit: a monospaced font
+_MONO_FONT = re.compile(r"courier|mono|consol|typewriter|code|^cmtt|^sftt|^lmtt|^txtt", re.I)
 _CHAR_PAINTED = 16 | 32  # span["char_flags"]: filled | stroked; neither means invisible text
 
 _MARGIN = 0.08  # running headers/footers live in the top/bottom 8% of the page
@@ -127,6 +129,7 @@ class _Frag:
     styles: list[tuple[float, bool, int]]  # (font size, bold, glyph count) per span
     size: float = 0.0  # font size of most glyphs
     bold: bool = False  # every glyph bold
+    mono: int = 0  # glyphs set in a monospaced font
 
     def __post_init__(self) -> None:
         self.restyle()
@@ -149,9 +152,11 @@ class _Frag:
 
 @dataclass(slots=True)
 class _Table:
-    """Rows of cells; each cell holds its fragments in reading order."""
+    """Rows of cells; each cell holds its fragments in reading order. The cells of a ruled
+    table are boxes drawn on the page; those of other tables are found from the text."""
 
     rows: list[list[list[_Frag]]]
+    ruled: bool = False
 
 
 @dataclass(slots=True)
@@ -221,6 +226,7 @@ class _Unit:
 
     rows: list[_Row] = field(default_factory=list)
     table: _Table | None = None
+    code: bool = False  # a line-numbered listing: its rows are lines, not a paragraph
 
 
 @dataclass(slots=True)
@@ -247,6 +253,7 @@ class _Stats:
     table_seconds: float = 0.0
     removed: dict[str, list[tuple[int, str]]] = field(default_factory=lambda: defaultdict(list))
     page_joins: int = 0
+    accents: int = 0
 
 
 # --------------------------------------------------------------------------- entry point
@@ -466,6 +473,7 @@ def _load(doc: Any, data: bytes, *, name: str) -> Document:
     units_per_page: list[list[_Unit]] = []
     for p, frags in zip(pages, pages_frags, strict=True):
         tables = _ruled_tables(p, frags, stats)
+        tables += _framed_tables(p, frags, tables, stats)
         rules = [
             ((y0 + y1) / 2, x0, x1) for x0, y0, x1, y1 in p.horizontal if x1 - x0 >= 0.5 * p.width
         ]
@@ -513,6 +521,7 @@ def _page_frags(raw: dict[str, Any], matrix: Any, stats: _Stats) -> list[_Frag]:
         x1s: list[float] = []
         top, bottom = math.inf, -math.inf
         styles: list[tuple[float, bool, int]] = []
+        mono = 0
         for span, visible in spans:
             raw_chars = span["chars"]
             if not raw_chars:
@@ -545,12 +554,63 @@ def _page_frags(raw: dict[str, Any], matrix: Any, stats: _Stats) -> list[_Frag]:
                 size = round(span["size"] * 2) / 2
                 bold = bool(span["flags"] & _SPAN_BOLD) or "bold" in span["font"].lower()
                 styles.append((size, bold, glyphs))
+                if span["flags"] & _SPAN_MONO or _MONO_FONT.search(span["font"]):
+                    mono += glyphs
         if not styles:  # white space only (or nothing): count what we drop
             stats.space_dropped += len(chars)
             continue
+        _compose_accents(chars, x0s, x1s, stats)
         horizontal = abs(dy) < 0.05 and dx > 0
-        frags.append(_Frag(chars, x0s, x1s, min(x0s), top, max(x1s), bottom, horizontal, styles))
+        frag = _Frag(chars, x0s, x1s, min(x0s), top, max(x1s), bottom, horizontal, styles)
+        frag.mono = mono
+        frags.append(frag)
     return _join_pieces(frags, stats)
+
+
+#: Spacing accents and the combining marks they stand for when drawn over a letter.
+_ACCENTS = {
+    "\u02c6": "\u0302", "^": "\u0302", "\u00a8": "\u0308", "\u00b4": "\u0301",
+    "\u02ca": "\u0301", "`": "\u0300", "\u02cb": "\u0300", "\u00b8": "\u0327",
+    "\u02dc": "\u0303", "~": "\u0303", "\u02c7": "\u030c", "\u02d8": "\u0306",
+    "\u02d9": "\u0307", "\u02da": "\u030a", "\u02dd": "\u030b", "\u00af": "\u0304",
+    "\u02c9": "\u0304", "\u02db": "\u0328",
+}  # fmt: skip
+
+
+def _compose_accents(chars: list[str], x0: list[float], x1: list[float], stats: _Stats) -> None:
+    """Merge a spacing accent drawn over the letter beside it into one accented letter.
+
+    Some fonts and typesetters draw ``ê`` as ``e`` plus a separate ``ˆ`` on top of it; the text
+    then reads ``Ageˆncia``. An accent whose glyph lies over the letter before (or after) it,
+    where the two compose to one character, becomes that character, with the letter's extent.
+    """
+    i = 0
+    while i < len(chars):
+        mark = _ACCENTS.get(chars[i])
+        if mark is None:
+            i += 1
+            continue
+        middle = (x0[i] + x1[i]) / 2
+        for j in (i - 1, i + 1):
+            if not 0 <= j < len(chars) or not chars[j].isalpha() or x0[j] != x0[j]:
+                continue
+            if not x0[j] - 0.5 <= middle <= x1[j] + 0.5:
+                continue
+            composed = unicodedata.normalize("NFC", chars[j] + mark)
+            if len(composed) != 1:
+                continue
+            chars[j] = composed
+            del chars[i], x0[i], x1[i]
+            stats.accents += 1
+            # a space MuPDF put after the accent, inside the letter's box, is not a gap
+            letter = j if j < i else j - 1
+            after = letter + 1
+            if after < len(chars) and chars[after] == " " and x0[after] < x1[letter] - 0.1:
+                del chars[after], x0[after], x1[after]
+                stats.space_dropped += 1
+            break
+        else:
+            i += 1
 
 
 def _clean(
@@ -609,6 +669,7 @@ def _join_pieces(frags: list[_Frag], stats: _Stats) -> list[_Frag]:
         target.x0 += f.x0
         target.x1 += f.x1
         target.styles += f.styles
+        target.mono += f.mono
         target.left, target.right = min(target.left, f.left), max(target.right, f.right)
         target.top, target.bottom = min(target.top, f.top), max(target.bottom, f.bottom)
         target.restyle()
@@ -796,19 +857,86 @@ def _ruled_tables(p: _PageData, frags: list[_Frag], stats: _Stats) -> list[tuple
             if id(f) not in claimed and bbox.x0 <= cx <= bbox.x1 and bbox.y0 <= cy <= bbox.y1:
                 rows.append([[f]])
                 claimed.add(id(f))
-        flat = [sub for r in rows for sub in _split_subrows(r) if any(sub)]
+        # a table ruled only under its header holds all its body rows in one ruled row
+        body = len(row_cells) == 2
+        flat = [sub for k, r in enumerate(rows) for sub in _split_subrows(r, body=body and k == 1)]
+        flat = [sub for sub in flat if any(sub)]
         flat.sort(key=lambda r: min(f.top for cell in r for f in cell))
-        out.append((bbox, _Table(flat)))
+        out.append((bbox, _Table(flat, ruled=True)))
         stats.ruled_tables += 1
     return out
 
 
-def _split_subrows(cells: list[list[_Frag]]) -> list[list[list[_Frag]]]:
-    """Split a ruled row whose cells hold several aligned text lines into one row per line.
+def _framed_tables(
+    p: _PageData, frags: list[_Frag], found: list[tuple[Any, _Table]], stats: _Stats
+) -> list[tuple[Any, _Table]]:
+    """Tables drawn as a box with columns of text and no rules between the columns.
 
-    Tables without rules between body rows come out of ``find_tables`` as one tall row; when at
-    least two cells hold the same number of lines, those lines mark the real rows, and the
+    ``find_tables`` needs a rule between columns; a box whose horizontal rules (top, bottom, a
+    header rule) share their ends and are joined by vertical rules at both ends holds a table
+    when the text inside splits into columns at white gaps. Its rows come from :func:`_grid`,
+    with a break at every rule inside the box.
+    """
+    if not frags or p.rotated or len(p.horizontal) > 400:
+        return []
+    by_extent: dict[tuple[int, int], list[tuple[float, float, float]]] = defaultdict(list)
+    for x0, y0, x1, y1 in p.horizontal:
+        by_extent[(round(x0 / 4), round(x1 / 4))].append(((y0 + y1) / 2, x0, x1))
+    size = statistics.median(f.size for f in frags)
+    cut = _Cut(min_gap=max(3.0, 0.45 * size), min_width=3.0 * size, near=2.5 * size, rules=[])
+    claimed = {id(f) for _b, t in found for row in t.rows for cell in row for f in cell}
+    out: list[tuple[Any, _Table]] = []
+    for rules in by_extent.values():
+        if len(rules) < 2:
+            continue
+        rules.sort()
+        (top, x0, x1), (bottom, _a, _b) = rules[0], rules[-1]
+
+        def side(x: float, top: float = top, bottom: float = bottom) -> bool:
+            return any(
+                abs((vx0 + vx1) / 2 - x) <= 3 and vy0 <= top + 3 and vy1 >= bottom - 3
+                for vx0, vy0, vx1, vy1 in p.vertical
+            )
+
+        box = pymupdf.Rect(x0, top, x1, bottom)
+        if bottom - top < 2 * size or not (side(x0) and side(x1)):
+            continue
+        if any(box.intersects(b) for b, _t in found + out):
+            continue
+        inside = [
+            f
+            for f in frags
+            if id(f) not in claimed
+            and x0 <= (f.left + f.right) / 2 <= x1
+            and top <= (f.top + f.bottom) / 2 <= bottom
+        ]
+        if len(inside) < 4:
+            continue
+        parts = _column_split(
+            [_Item(f.left, f.top, f.right, f.bottom, frag=f) for f in inside], cut
+        )
+        if parts is None:
+            continue
+        columns = [[i.frag for i in part if i.frag is not None] for part in parts]
+        breaks = [y for y, _a, _b in rules[1:-1]]
+        rows = _grid(columns, breaks=breaks)
+        if len(rows) < 2:
+            continue
+        out.append((box, _Table(rows, ruled=True)))
+        claimed.update(id(f) for f in inside)
+        stats.ruled_tables += 1
+    return out
+
+
+def _split_subrows(cells: list[list[_Frag]], *, body: bool = False) -> list[list[list[_Frag]]]:
+    """Split a ruled row whose cells hold several text rows into one row per visual row.
+
+    Tables without rules between body rows come out of ``find_tables`` as one tall row. When
+    at least two cells hold the same number of lines, those lines mark the real rows, and the
     lines of every cell go to the row they start in (a wrapped line stays with its row).
+    Otherwise the rows come from the lines' baselines and the first column's left edge
+    (:func:`_grid`): in the one body row of a table ruled only under its header (``body``),
+    and elsewhere where extra space sets the rows apart.
     """
     rows_per_cell = [_cluster_rows(cell) for cell in cells]
     counts = Counter(len(rows) for rows in rows_per_cell if len(rows) > 1)
@@ -816,14 +944,14 @@ def _split_subrows(cells: list[list[_Frag]]) -> list[list[list[_Frag]]]:
         return [cells]
     k, cells_with_k = counts.most_common(1)[0]
     if cells_with_k < 2:
-        return [cells]
+        return _grid(cells, spaced_only=not body)
     for rows in rows_per_cell:  # lines that read on (a wrapped list, a sentence) are one cell
         texts = [" ".join(f.text for f in row) for row in rows]
         if len(rows) == k and any(
             a.endswith((",", ";", "-", "–")) or b[:1].islower()
             for a, b in itertools.pairwise(texts)
         ):
-            return [cells]
+            return _grid(cells, spaced_only=not body)
     anchor = next(rows for rows in rows_per_cell if len(rows) == k)
     tops = [min(f.top for f in row) for row in anchor]
     out: list[list[list[_Frag]]] = [[[] for _ in cells] for _ in range(k)]
@@ -890,13 +1018,14 @@ def _page_units(
     return _paragraphs(leaves, page_height, body_size, stats)
 
 
-_Leaf = tuple[list[_Item], bool]  # items in reading order, "is a table of aligned text"
+_Leaf = tuple[list[_Item], list[list[_Item]] | None]
+"""Items in reading order, and the columns of a table of aligned text (None: not a table)."""
 
 
 def _xy_cut(items: list[_Item], cut: _Cut) -> list[_Leaf]:
     """Order items: bands top to bottom, bands sharing a column gap read column by column."""
     if len(items) == 1:
-        return [(items, False)]
+        return [(items, None)]
     bands = _bands(items)
     if len(bands) > 1:
         groups = _merge_bands(bands, cut)
@@ -905,9 +1034,13 @@ def _xy_cut(items: list[_Item], cut: _Cut) -> list[_Leaf]:
     if len(groups) == 1:
         parts = _column_split(items, cut) if groups[0][1] else None
         if parts is None:
-            return [(items, False)]
-        if _looks_tabular(parts):
-            return [(items, True)]
+            return [(items, None)]
+        head, body, tail = _peel(parts)
+        if not _bulleted(body) and (_looks_tabular(body) or _looks_row_aligned(body)):
+            table = [i for part in body for i in part]
+            # list markers or line numbers in the first column: read each row across
+            columns = None if _numbered_lines(body[0]) else body
+            return [(head, None)] * bool(head) + [(table, columns)] + [(tail, None)] * bool(tail)
         if sum(1 for part in parts if len(part) >= 3) >= 2:
             cut.columns = True
         out: list[_Leaf] = []
@@ -916,16 +1049,16 @@ def _xy_cut(items: list[_Item], cut: _Cut) -> list[_Leaf]:
         return out
     out = []
     run: list[_Item] = []  # consecutive groups without columns read as one vertical run
-    for group, columns in groups:
-        if columns:
+    for group, split in groups:
+        if split:
             if run:
-                out.append((run, False))
+                out.append((run, None))
                 run = []
             out += _xy_cut(group, cut)
         else:
             run += group
     if run:
-        out.append((run, False))
+        out.append((run, None))
     return out
 
 
@@ -1010,6 +1143,94 @@ def _looks_tabular(parts: list[list[_Item]]) -> bool:
     return rows >= 3 and aligned >= 0.75 * total
 
 
+def _peel(
+    parts: list[list[_Item]],
+) -> tuple[list[_Item], list[list[_Item]], list[_Item]]:
+    """Lines of the first column above or below everything beside it (a heading over a list,
+    the next heading under it), apart from the columns that run side by side."""
+    if len(parts[0]) < 2 or any(i.frag is None for part in parts for i in part):
+        return [], parts, []
+    top = min(i.core_top for part in parts[1:] for i in part)
+    bottom = max(i.core_bottom for part in parts[1:] for i in part)
+    middle = [i for i in parts[0] if top <= i.core_bottom and i.core_top <= bottom]
+    if not middle:
+        return [], parts, []
+    edge = min(i.left for i in middle)
+    size = statistics.median(i.frag.size for i in middle if i.frag is not None)
+    bold = all(i.frag.bold for i in middle if i.frag is not None)
+
+    def apart(i: _Item) -> bool:  # set apart as a heading: outdented, larger or bolder
+        f = i.frag
+        return f is not None and (
+            i.left < edge - 0.5 * size or f.size > size + 0.5 or (f.bold and not bold)
+        )
+
+    head = [i for i in parts[0] if i.core_bottom < top and apart(i)]
+    tail = [i for i in parts[0] if i.core_top > bottom and apart(i)]
+    if not (head or tail):
+        return [], parts, []
+    keep = [i for i in parts[0] if i not in head and i not in tail]
+    return head, [keep, *parts[1:]], tail
+
+
+def _bulleted(parts: list[list[_Item]]) -> bool:
+    """Is every column a bulleted list (each line at its left edge opens with a bullet)?
+    Lists set side by side are read column by column, each item whole."""
+    for part in parts:
+        edge = min(i.left for i in part)
+        starts = [i.frag.text for i in part if i.frag is not None and i.left <= edge + 1]
+        if len(starts) < 2 or not all(_BULLET_RE.match(t) for t in starts):
+            return False
+    return True
+
+
+def _looks_row_aligned(parts: list[list[_Item]]) -> bool:
+    """An option list, parameter list or glossary: short left cells on the baselines of the
+    lines beside them, one to one (the text beside a cell may wrap onto lines of its own).
+
+    Text columns share baselines too, but their lines are full of words and as wide as each
+    other; the cells of every column but the last hold a few words each, and their column is
+    narrower than the last.
+    """
+    if any(i.frag is None for p in parts for i in p):
+        return False
+    last = max(i.right for i in parts[-1]) - min(i.left for i in parts[-1])
+    for part in parts[:-1]:
+        words = [len(i.frag.text.split()) for i in part if i.frag is not None]
+        if len(words) < 3 or statistics.median(words) > 3 or max(words) > 6:
+            return False
+        # a column of cells is narrower than the text beside it; text columns are alike
+        if max(i.right for i in part) - min(i.left for i in part) > 0.6 * last:
+            return False
+    for left, right in itertools.pairwise(parts):
+        aligned = sum(
+            1
+            for a in left
+            if any(
+                min(a.bottom, b.bottom) - max(a.top, b.top)
+                >= 0.6 * min(a.bottom - a.top, b.bottom - b.top)
+                for b in right
+            )
+        )
+        if aligned < 0.8 * len(left):
+            return False
+    return True
+
+
+_LINE_NUMBER = re.compile(r"\d{1,5}[:.]?")
+
+
+def _numbered_lines(column: list[_Item]) -> bool:
+    """Is this column list markers (bullets, ``[12]``) or consecutive line numbers?"""
+    texts = [i.frag.text.strip() for i in column if i.frag is not None]
+    if not texts:
+        return False
+    if all(_LINE_NUMBER.fullmatch(t) for t in texts):
+        numbers = [int(t.rstrip(":.")) for t in texts]
+        return all(b == a + 1 for a, b in itertools.pairwise(numbers))
+    return all(_MARKER.fullmatch(t) for t in texts)
+
+
 def _bands(items: list[_Item]) -> list[list[_Item]]:
     """Split into horizontal bands at white gaps between line cores, top to bottom."""
     bands: list[list[_Item]] = []
@@ -1032,12 +1253,18 @@ def _merge_bands(bands: list[list[_Item]], cut: _Cut) -> list[tuple[list[_Item],
     group = list(bands[0])
     group_parts = _column_split(group, cut)
     groups: list[tuple[list[_Item], bool]] = []
-    for band in bands[1:]:
+    for k, band in enumerate(bands[1:], start=1):
         above = max(i.core_bottom for i in group)
         below = min(i.core_top for i in band)
         ruled = any(above <= y <= below for y, _x0, _x1 in cut.rules)
         band_parts = _column_split(band, cut)
-        if not ruled:
+        # white space of several lines across every column: the columns have ended
+        height = statistics.median(i.bottom - i.top for i in group)
+        after = bands[k + 1] if k + 1 < len(bands) else None
+        title = _title_below(band, group_parts) and (
+            after is not None and _fits(after, group_parts, cut) is None
+        )
+        if not ruled and below - above <= 2.5 * height and not title:
             # the lines of one side must each sit inside a column of the other
             if group_parts is not None:
                 union_parts = _fits(band, group_parts, cut)
@@ -1050,6 +1277,25 @@ def _merge_bands(bands: list[list[_Item]], cut: _Cut) -> list[tuple[list[_Item],
         group, group_parts = list(band), band_parts
     groups.append((group, group_parts is not None))
     return _hoist_column_heads(groups, cut)
+
+
+def _title_below(band: list[_Item], parts: list[list[_Item]] | None) -> bool:
+    """Could ``band`` be a title set across the page under columns that end above it (one
+    line, in a column but clear of both its edges) rather than a line of that column? The
+    caller also asks that what follows it does not fit the columns (a table across them)."""
+    if parts is None or len(band) != 1 or band[0].frag is None:
+        return False
+    if sum(1 for part in parts if len(part) >= 3) < 2:
+        return False
+    item, size = band[0], band[0].frag.size
+    if any(i.core_bottom >= item.core_top for part in parts for i in part):
+        return False
+    for part in parts:
+        left = min(i.left for i in part)
+        right = max(i.right for i in part)
+        if left <= item.left and item.right <= right:
+            return item.left > left + 2 * size and item.right < right - 2 * size
+    return False
 
 
 def _hoist_column_heads(
@@ -1130,10 +1376,11 @@ def _paragraphs(
 ) -> list[_Unit]:
     """One unit per visual row (or table) in reading order, then rows joined into paragraphs."""
     units: list[_Unit] = []
-    for n, (items, tabular) in enumerate(leaves):
+    for n, (items, columns) in enumerate(leaves):
         frags = [i.frag for i in items if i.frag is not None]
-        if tabular:
-            units.append(_Unit(table=_aligned_table(frags)))
+        if columns is not None:
+            cells = [[i.frag for i in part if i.frag is not None] for part in columns]
+            units.append(_Unit(table=_Table(_grid(cells))))
             stats.aligned_tables += 1
             continue
         left = min(i.left for i in items)
@@ -1145,7 +1392,39 @@ def _paragraphs(
         entries += [(i.top, _Unit(table=i.table)) for i in items if i.table is not None]
         entries.sort(key=lambda e: e[0])
         units += [unit for _top, unit in entries]
-    return _join_rows(_footnotes_last(units, page_height, body_size, stats))
+    return _join_rows(_footnotes_last(_listings(units), page_height, body_size, stats))
+
+
+_NUMBERED_LINE = re.compile(r"(\d{1,5})[:.]?(?:\s|$)")
+
+
+def _listings(units: list[_Unit]) -> list[_Unit]:
+    """Merge runs of three or more monospaced rows numbered 1, 2, 3 ... into code listings."""
+
+    def number(unit: _Unit) -> int | None:
+        if len(unit.rows) != 1:
+            return None
+        row = unit.rows[0]
+        glyphs = sum(n for f in row.frags for _s, _b, n in f.styles)
+        m = _NUMBERED_LINE.match(row.text)
+        if m is None or 2 * sum(f.mono for f in row.frags) < glyphs:
+            return None
+        return int(m[1])
+
+    out: list[_Unit] = []
+    k = 0
+    while k < len(units):
+        end = k + 1
+        first = number(units[k])
+        if first is not None:
+            while end < len(units) and number(units[end]) == first + end - k:
+                end += 1
+        if end - k >= 3:
+            out.append(_Unit(rows=[u.rows[0] for u in units[k:end]], code=True))
+        else:
+            out += units[k:end]
+        k = end
+    return out
 
 
 def _footnotes_last(
@@ -1188,7 +1467,7 @@ def _join_rows(units: list[_Unit]) -> list[_Unit]:
     ]
     normal_gap = statistics.median(gaps) if gaps else 0.0
     for unit in units:
-        if unit.table is not None or not out or out[-1].table is not None:
+        if unit.table is not None or unit.code or not out or out[-1].table or out[-1].code:
             out.append(unit)
             continue
         a, b = out[-1].rows[-1], unit.rows[0]
@@ -1221,12 +1500,16 @@ def _continues(a: _Row, b: _Row, first: _Row, normal_gap: float) -> bool:
         overlap = min(a.bottom, b.bottom) - max(a.top, b.top)
         if overlap >= 0.5 * min(a.bottom - a.top, b.bottom - b.top) and b.left - a.right >= 0:
             return b.left - a.right < 3 * size_b  # pieces of one line split by a wide space
-        # another column or region: continue only a sentence broken at the column foot
+        # another column or region: continue only a sentence broken at the column foot, one
+        # that reads on (lower case, a hyphen or comma) or whose last line broke because the
+        # next word did not fit, going on flush left (a new paragraph would be indented)
+        fits = a.right + _first_word_width(b) + 0.5 * size_b < a.leaf_right
+        full = not fits and abs(b.left - b.leaf_left) <= 1
         return (
-            b.top < a.top - 2 * size_b
+            b.top < a.top - 0.5 * size_b
             and not ends_sentence
             and not enum
-            and (text_b[:1].islower() or text_a[-1:] in _HYPHENS + _DASHES + ",")
+            and (text_b[:1].islower() or text_a[-1:] in _HYPHENS + _DASHES + "," or full)
         )
     if b.top - a.bottom > normal_gap + 0.3 * size_b:
         return False
@@ -1269,17 +1552,72 @@ def _first_word_width(row: _Row) -> float:
     return (max(xs) - f.left) if xs else 0.0
 
 
-def _aligned_table(frags: list[_Frag]) -> _Table:
+_TOKEN_BREAK = "/_\\"  # a line of a cell ending in one of these wraps inside a token
+
+
+def _grid(
+    columns: list[list[_Frag]], *, breaks: Sequence[float] = (), spaced_only: bool = False
+) -> list[list[list[_Frag]]]:
+    """Rows of cells from the lines of each column: one row per visual line group.
+
+    A row starts at a line with text at the first column's left edge; the lines below it
+    without such text (wrapped cells, an indented note) belong to it. Where the table sets its
+    rows apart with extra space, lines closer than that stay in their row even when they start
+    at the edge (a first cell wrapping onto a second line), as does a line under a first cell
+    broken inside a token (after ``/``, ``_``, ``\\``). Lines above the first row at line
+    spacing are the upper lines of its (bottom-aligned) header cells. A horizontal rule at a y
+    in ``breaks`` always ends a row. With ``spaced_only``, rows are only split where the table
+    sets them apart with space or a rule (for a ruled row that may hold wrapped cells).
+    """
+    column_of = {id(f): k for k, col in enumerate(columns) for f in col}
+    lines = _cluster_rows(f for col in columns for f in col)
+    if not lines or not columns[0]:
+        return [[list(col) for col in columns]]
+    edge = min(f.left for f in columns[0])
+    em = statistics.median(f.size for col in columns for f in col)
+    height = statistics.median(f.height for line in lines for f in line)
+    middles = [(min(f.top for f in line) + max(f.bottom for f in line)) / 2 for line in lines]
+    pitches = [b - a for a, b in itertools.pairwise(middles)]
+    tight = min(pitches, default=0.0)
+    wide = [p > tight + 0.3 * height for p in pitches]  # wide[i - 1]: the gap above line i
+
+    def first_cell(line: list[_Frag]) -> list[_Frag]:
+        return [f for f in line if column_of[id(f)] == 0]
+
+    at_edge = [any(f.left <= edge + 0.8 * em for f in first_cell(line)) for line in lines]
+    candidates = [i for i in range(1, len(lines)) if at_edge[i]]
+    after_space = sum(1 for i in candidates if wide[i - 1])
+    spaced = after_space >= 2 and after_space >= 0.5 * len(candidates)
+
+    def ruled(i: int) -> bool:
+        above = max(f.bottom for f in lines[i - 1])
+        below = min(f.top for f in lines[i])
+        return any(above - 1 <= y <= below + 1 for y in breaks)
+
+    def starts(i: int) -> bool:
+        if ruled(i):
+            return True
+        if spaced_only and not spaced:
+            return False
+        if not at_edge[i] or (spaced and not wide[i - 1]):
+            return False
+        above = first_cell(lines[i - 1])
+        return not (above and above[-1].text.endswith(tuple(_TOKEN_BREAK)))
+
+    groups: list[list[list[_Frag]]] = [[lines[0]]]
+    for i in range(1, len(lines)):
+        header_line = len(groups) == 1 and not any(at_edge[k] for k in range(i))
+        if starts(i) and not (header_line and spaced and not wide[i - 1] and not ruled(i)):
+            groups.append([])
+        groups[-1].append(lines[i])
     rows: list[list[list[_Frag]]] = []
-    for row in _cluster_rows(frags):
-        cells: list[list[_Frag]] = [[row[0]]]
-        for prev, f in itertools.pairwise(row):
-            if f.left - prev.right > 1.5 * min(prev.size, f.size):
-                cells.append([f])
-            else:
-                cells[-1].append(f)
+    for group in groups:
+        cells: list[list[_Frag]] = [[] for _ in columns]
+        for line in group:
+            for f in line:
+                cells[column_of[id(f)]].append(f)
         rows.append(cells)
-    return _Table(rows)
+    return rows
 
 
 # --------------------------------------------------------------------------- assembly
@@ -1320,6 +1658,15 @@ class _Writer:
         self.x1.extend(x1)
         self.pos += len(chars)
         self.lines.append(Line(page, start, self.pos, top, bottom))
+
+    def drop_last(self) -> None:
+        """Take back the last character written (it is a glyph of the last line)."""
+        self.parts[-1] = self.parts[-1][:-1]
+        self.x0.pop()
+        self.x1.pop()
+        self.pos -= 1
+        line = self.lines[-1]
+        self.lines[-1] = Line(line.page, line.start, self.pos, line.y0, line.y1)
 
     def text(self) -> str:
         return "".join(self.parts)
@@ -1369,15 +1716,23 @@ def _assemble(
         zip(units_per_page, sizes, strict=True), start=1
     ):
         # a sentence broken by the page break continues the previous page's paragraph
-        joined = bool(units) and _continues_across_pages(w, paras, units[0])
+        end = w.pos
+        joiner = _page_join(w, paras, units[0], vocabulary, stats) if units else None
+        joined = joiner is not None
+        if w.pos < end:  # the previous page's last hyphen was taken back
+            last = pages[-1]
+            pages[-1] = Page(last.number, last.start, w.pos, last.width, last.height)
         if units and w.pos:
-            w.insert(" " if joined else "\n\n")
+            w.insert(joiner if joiner is not None else "\n\n")
         page_start = w.pos
         for k, unit in enumerate(units):
             if k:
                 w.insert("\n\n")
             if unit.table is not None:
-                tables.append(_write_table(w, number, unit.table))
+                tables.append(_write_table(w, number, unit.table, vocabulary, stats))
+                continue
+            if unit.code:
+                tables.append(_write_code(w, number, unit.rows))
                 continue
             para = _write_paragraph(w, number, unit.rows, vocabulary, stats)
             if k == 0 and joined:
@@ -1385,7 +1740,7 @@ def _assemble(
                 para = _Para(
                     prev.start,
                     para.end,
-                    prev.text + " " + para.text,
+                    prev.text + (joiner or "") + para.text,
                     prev.styles + para.styles,
                     prev.rows + para.rows,
                     prev.item,
@@ -1416,28 +1771,62 @@ def _assemble(
     )
 
 
-def _continues_across_pages(w: _Writer, paras: list[_Para], first: _Unit) -> bool:
-    """Does the page's first paragraph carry on the sentence the previous page left open?
+def _page_join(
+    w: _Writer, paras: list[_Para], first: _Unit, lexicon: _Lexicon, stats: _Stats
+) -> str | None:
+    """What joins the page's first paragraph to the sentence the previous page left open, or
+    None when it starts a paragraph of its own.
 
-    Only when the text so far ends with the previous paragraph (not a table), without a full
-    stop, colon or similar, and the new paragraph starts with a lowercase letter.
+    Only when the text so far ends with the previous paragraph (not a table or code): a word
+    broken by the page break after a hyphen or dash is joined as at a line end (``Soekarno-`` /
+    ``Hatta``; the hyphen of ``compli-`` / ``ance`` is dropped); otherwise a paragraph that ends
+    without a full stop, colon or similar and a new one starting with a lowercase letter are one
+    sentence, joined by a space.
     """
     if not w.pos or not paras or paras[-1].end != w.pos or first.table is not None:
-        return False
-    if not first.rows:
-        return False
-    last = w.parts[-1].rstrip()[-1:] if w.parts else ""
-    if not last or last in ".!?:;…\"'”’)]":
-        return False
-    chars, _x0, _x1 = _row_glyphs(first.rows[0].frags)
+        return None
+    if first.code or not first.rows:
+        return None
+    chars, x0, x1 = _row_glyphs(first.rows[0].frags)
     head = "".join(chars).lstrip()[:1]
-    return head.isalpha() and head.islower()
+    line = w.parts[-1] if w.parts else ""
+    if line[-1:] in _HYPHENS + _DASHES and line[-2:-1].isalnum() and head.isalnum():
+        n = len(line)
+        previous = (list(line), list(w.x0[-n:]), list(w.x1[-n:]))
+        joiner = _joiners([previous, (chars, x0, x1)], lexicon, stats)[0]
+        if len(previous[0]) < n:  # the hyphen of a word broken at the page end
+            w.drop_last()
+            paras[-1].end = w.pos
+            paras[-1].text = paras[-1].text[:-1]
+        return joiner
+    last = line.rstrip()[-1:]
+    if not last or last in ".!?:;…\"'”’)]":
+        return None
+    return " " if head.isalpha() and head.islower() else None
 
 
-def _vocabulary(units_per_page: list[list[_Unit]]) -> set[str]:
+@dataclass(slots=True)
+class _Lexicon:
+    """The document as its own dictionary: its words, and whether it breaks words at line ends.
+
+    ``hyphenates`` is false for a document whose line-end hyphens are all compounds as far as
+    its words tell (at least :data:`_COMPOUNDS_TO_TRUST` of them, and not one word found broken):
+    typical of word processors, which do not hyphenate. There a hyphen at a line end is kept.
+    """
+
+    words: set[str]
+    hyphenates: bool = True
+
+
+_COMPOUNDS_TO_TRUST = 5
+
+
+def _vocabulary(units_per_page: list[list[_Unit]]) -> _Lexicon:
     """Words as the document spells them (lower case), leaving out the halves of words broken
     at line ends: they tell ``non-user`` from ``compli-ance``."""
     words: set[str] = set()
+    seams: list[tuple[str, str]] = []
+    soft = False
     for units in units_per_page:
         for unit in units:
             if unit.table is not None:
@@ -1446,41 +1835,63 @@ def _vocabulary(units_per_page: list[list[_Unit]]) -> set[str]:
                         for f in cell:
                             words.update(w.lower() for w in _WORD.findall(f.text))
             broken = False
-            for row in unit.rows:
+            for row, nxt in itertools.zip_longest(unit.rows, unit.rows[1:]):
                 text = row.text
                 found = _WORD.findall(text)
                 if broken and found:
                     found = found[1:]
                 broken = text.endswith(tuple(_HYPHENS))
+                soft = soft or (broken and text.endswith("\u00ad"))
                 if broken and found:
                     found = found[:-1]
+                    if nxt is not None and text[-2:-1].islower() and nxt.text[:1].islower():
+                        seams.append((text[:-1], nxt.text))
                 words.update(word.lower() for word in found)
-    return words
+    lexicon = _Lexicon(words)
+    verdicts = [_compound_by_words(*_halves(a, b), words) for a, b in seams]
+    compounds = sum(1 for v in verdicts if v)
+    lexicon.hyphenates = soft or False in verdicts or compounds < _COMPOUNDS_TO_TRUST
+    return lexicon
 
 
-def _compound(chars: list[str], following: list[str], vocabulary: set[str]) -> bool:
+def _halves(before: str, after: str) -> tuple[str, str]:
+    """The word before a line-end hyphen (itself possibly hyphenated) and the letters after."""
+    token = before.rsplit(" ", 1)[-1]
+    head = re.sub(r"^.*[^\w-]", "", token).lower()
+    match = re.match(r"[^\W\d_]*", after.split(" ", 1)[0])
+    return head, match[0].lower() if match else ""
+
+
+def _compound_by_words(head: str, tail: str, words: set[str]) -> bool | None:
+    """What the document's own words say of ``head-`` + ``tail``: a compound (True), a word
+    broken at the line end (False), or nothing (None)."""
+    if f"{head}{tail}" in words:
+        return False
+    if f"{head}-{tail}" in words:
+        return True
+    first = head.rsplit("-", 1)[-1]
+    if first in _HYPHENATED_PREFIXES:
+        return True
+    if len(first) >= 3 and len(tail) >= 3 and first in words and tail in words:
+        return True
+    return None
+
+
+def _compound(chars: list[str], following: list[str], lexicon: _Lexicon) -> bool:
     """Is ``word-`` + ``next`` a hyphenated compound rather than one word broken at the line end?
 
     PDFs carry no dictionary, so the document itself is one: a form spelled elsewhere in it
     decides (``compliance`` -> join; ``non-normal`` -> keep); otherwise a compound of two words
     the document uses on their own (``hand-off``) or of a prefix English writes with a hyphen
     (``self-managed``) keeps it, as does a hyphen inside a web or e-mail address. Anything else
-    (``compli-ance``) is joined.
+    (``compli-ance``) is joined, unless the document does not hyphenate words at all
+    (:class:`_Lexicon`), where a line-end hyphen is always the writer's.
     """
     token = "".join(chars[:-1]).rsplit(" ", 1)[-1]
     if any(mark in token for mark in ("/", "@", "www.")):
         return True
-    head = re.sub(r"^.*[^\w-]", "", token).lower()
-    match = re.match(r"[^\W\d_]*", "".join(following).split(" ", 1)[0])
-    tail = match[0].lower() if match else ""
-    if f"{head}{tail}" in vocabulary:
-        return False
-    if f"{head}-{tail}" in vocabulary:
-        return True
-    first = head.rsplit("-", 1)[-1]
-    if first in _HYPHENATED_PREFIXES:
-        return True
-    return len(first) >= 3 and len(tail) >= 3 and first in vocabulary and tail in vocabulary
+    verdict = _compound_by_words(*_halves("".join(chars[:-1]), "".join(following)), lexicon.words)
+    return (not lexicon.hyphenates) if verdict is None else verdict
 
 
 def _seam(chars: list[str], following: list[str], joiner: str) -> str:
@@ -1490,22 +1901,23 @@ def _seam(chars: list[str], following: list[str], joiner: str) -> str:
     return head + joiner + tail
 
 
-def _write_paragraph(
-    w: _Writer, page: int, rows: list[_Row], vocabulary: set[str], stats: _Stats
-) -> _Para:
-    glyphs = [_row_glyphs(r.frags) for r in rows]
+def _joiners(
+    glyphs: list[tuple[list[str], list[float], list[float]]],
+    vocabulary: _Lexicon,
+    stats: _Stats,
+) -> list[str]:
+    """What joins each line to the next: a space, or nothing where a word, an address or a
+    name wraps inside itself. Hyphens of words broken at line ends are deleted here."""
     joiners: list[str] = []
     for i in range(len(glyphs) - 1):
         chars, x0, x1 = glyphs[i]
         nxt = glyphs[i + 1][0]
         last = chars[-1]
+        head = nxt[0] if nxt else ""
         if last in _HYPHENS and (len(chars) < 2 or chars[-2] != " "):
             before = chars[-2] if len(chars) > 1 else ""
             if last == "\u00ad" or (
-                before.islower()
-                and nxt[:1]
-                and nxt[0].islower()
-                and not _compound(chars, nxt, vocabulary)
+                before.islower() and head.islower() and not _compound(chars, nxt, vocabulary)
             ):
                 stats.hyphen_examples["joined"].append(_seam(chars[:-1], nxt, ""))
                 del chars[-1], x0[-1], x1[-1]
@@ -1518,8 +1930,10 @@ def _write_paragraph(
             stats.hyphen_examples["kept"].append(_seam(chars, nxt, ""))
             stats.hyphen_kept += 1
             joiners.append("")
-        elif last in "/@" and nxt[:1] and (nxt[0].islower() or nxt[0].isdigit()):
-            stats.url_joined += 1  # a web or e-mail address broken at the line end
+        elif (last in "/@" and (head.islower() or head.isdigit())) or (
+            last in "_\\" and (head.isalnum() or head in "_.")
+        ):
+            stats.url_joined += 1  # an address, path or name broken at the line end
             joiners.append("")
         else:
             joiners.append(" ")
@@ -1528,6 +1942,14 @@ def _write_paragraph(
             i = chars.index("\u00ad")
             del chars[i], x0[i], x1[i]
             stats.controls += 1
+    return joiners
+
+
+def _write_paragraph(
+    w: _Writer, page: int, rows: list[_Row], vocabulary: _Lexicon, stats: _Stats
+) -> _Para:
+    glyphs = [_row_glyphs(r.frags) for r in rows]
+    joiners = _joiners(glyphs, vocabulary, stats)
     start = w.pos
     for i, (row, (chars, x0, x1)) in enumerate(zip(rows, glyphs, strict=True)):
         if i:
@@ -1545,29 +1967,66 @@ def _write_paragraph(
     )
 
 
-def _write_table(w: _Writer, page: int, table: _Table) -> Block:
+def _write_code(w: _Writer, page: int, rows: list[_Row]) -> Block:
+    """A code listing: its lines as they are, one text line each."""
+    start = w.pos
+    for i, row in enumerate(rows):
+        if i:
+            w.insert("\n")
+        chars, x0, x1 = _row_glyphs(row.frags)
+        w.line(page, chars, x0, x1, row.top, row.bottom)
+    return Block("code", start, w.pos)
+
+
+def _row_pieces(cells: list[list[_Frag]], *, ruled: bool) -> list[tuple[int, list[_Frag], bool]]:
+    """The order a table row is written in: (column, the fragments of one of its lines there,
+    whether a new visual line starts with it).
+
+    A row of a table found from its text is read line by line, as the eye runs across it,
+    while at most one of its cells wraps (where that is the last cell, this is cell by cell
+    anyway). When cells wrap side by side, and in ruled tables, whose cells are boxes, each
+    cell is written whole, so that no cell is interleaved with another.
+    """
+    visual = [_cluster_rows(cell) for cell in cells]
+    if ruled or sum(1 for lines in visual if len(lines) > 1) > 1:
+        return [(k, line, n > 0) for k, lines in enumerate(visual) for n, line in enumerate(lines)]
+    column_of = {id(f): k for k, cell in enumerate(cells) for f in cell}
+    out: list[tuple[int, list[_Frag], bool]] = []
+    for line in _cluster_rows(f for cell in cells for f in cell):
+        by_column: dict[int, list[_Frag]] = defaultdict(list)
+        for f in line:
+            by_column[column_of[id(f)]].append(f)
+        out += [(k, by_column[k], n == 0 and bool(out)) for n, k in enumerate(sorted(by_column))]
+    return out
+
+
+def _write_table(
+    w: _Writer, page: int, table: _Table, vocabulary: _Lexicon, stats: _Stats
+) -> Block:
     start = w.pos
     rows: list[TableRow] = []
-    for r, cells in enumerate(table.rows):
-        if r:
+    for cells in table.rows:
+        pieces = _row_pieces([cell for cell in cells if cell], ruled=table.ruled)
+        if not pieces:
+            continue
+        if rows:
             w.insert("\n")
         row_start = w.pos
-        first_cell = True
-        for cell in cells:
-            if not cell:
-                continue
-            if not first_cell:
-                w.insert(" | ")
-            first_cell = False
-            for k, visual in enumerate(_cluster_rows(cell)):
-                if k:
+        glyphs = [_row_glyphs(frags) for _k, frags, _new in pieces]
+        for i, ((k, frags, new_line), (chars, x0, x1)) in enumerate(
+            zip(pieces, glyphs, strict=True)
+        ):
+            if i:
+                if not new_line:
+                    w.insert(" | ")
+                elif pieces[i - 1][0] == k:  # the cell's text wraps onto this line
+                    w.insert(_joiners([glyphs[i - 1], (chars, x0, x1)], vocabulary, stats)[0])
+                else:
                     w.insert(" ")
-                chars, x0, x1 = _row_glyphs(visual)
-                top = min(f.top for f in visual)
-                bottom = max(f.bottom for f in visual)
-                w.line(page, chars, x0, x1, top, bottom)
-        if w.pos > row_start:
-            rows.append(TableRow(row_start, w.pos, header=not rows))
+            top = min(f.top for f in frags)
+            bottom = max(f.bottom for f in frags)
+            w.line(page, chars, x0, x1, top, bottom)
+        rows.append(TableRow(row_start, w.pos, header=not rows))
     return Block("table", start, w.pos, rows=tuple(rows))
 
 
@@ -1713,14 +2172,18 @@ def _notes(stats: _Stats, n_pages: int) -> tuple[str, ...]:
         )
     if stats.url_joined:
         notes.append(
-            f"joined {stats.url_joined} web or e-mail addresses broken after '/' or '@' "
-            "at line ends without a space"
+            f"joined {stats.url_joined} addresses, paths and names broken after '/', '@', '_' "
+            "or '\\' at line ends without a space"
         )
     if stats.space_dropped or stats.space_replaced:
         notes.append(
             f"normalised white space inside lines: dropped {stats.space_dropped} repeated, "
             f"leading or trailing spaces; replaced {stats.space_replaced} tabs/no-break spaces "
             "with plain spaces"
+        )
+    if stats.accents:
+        notes.append(
+            f"composed {stats.accents} accented letters drawn as a letter and a separate accent"
         )
     if stats.footnotes:
         notes.append(f"moved {stats.footnotes} footnotes to the end of their page")

@@ -1,16 +1,23 @@
 """The evidence check: do the retrieved chunks hold the phrases the answer needs?
 
-A phrase is *located* in the document text ignoring case and white space (a line break in the
-document matches a space in the phrase; curly and straight quotes and the dash family match each
-other). An occurrence is *covered* when it lies wholly inside the union of the retrieved spans, so
-a phrase straddling two retrieved neighbours counts. A phrase that cannot be located is reported
-as "not found" and is neither covered nor missed.
+A phrase is *located* in the document text ignoring case, white space and the joins the
+project inserts itself: a line break in the document matches a space in the phrase, and so does
+the `` | `` that separates table cells in PDF and pipe-table text (a phrase copied from a table
+row, ``Monthly 175.00``, is found in ``Monthly | 175.00``, and ``a | b`` in ``a b``), as do dot
+leaders standing between words (``AFM revisions $85`` in ``AFM revisions ....... | $85``). Curly and
+straight quotes and the dash family match each other, and typographic ligatures match their
+letters (``ﬁ`` and ``fi``, ``ﬂ``, ``ﬀ``, ``ﬃ``, ``ﬄ``, ``ﬅ``/``ﬆ`` and ``st``). The spans are
+exact offsets into the text, from the phrase's first character to its last. An occurrence is
+*covered* when it lies wholly inside the union of the retrieved spans, so a phrase straddling two
+retrieved neighbours counts. A phrase that cannot be located is reported as "not found" and is
+neither covered nor missed.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,11 +31,30 @@ _FAMILIES = ("'‘’`", '"“”', "-‐‑–—")
 """Characters that match each other: single quotes and apostrophes, double quotes, dashes."""
 _EQUIVALENT = {ch: family for family in _FAMILIES for ch in family}
 
+LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
+"""Typographic ligatures and the letters they stand for: each matches its letters."""
+_LIGATURE = re.compile("[" + "".join(LIGATURES) + "]")
+
+SEPARATOR = re.compile(r"\|+|\.{2,}|…+")
+"""A word of these only, standing in white space, is a join rather than text: the ``|`` that
+separates table cells (``" | "``) and the dot leaders that run a table's first cell or a
+contents entry on to the next (``AFM revisions ...... | $85``)."""
+_GAP = rf"\s+(?:(?:{SEPARATOR.pattern})\s+)*+"
+"""Between two words: white space, and all the separators standing in it (possessive: a
+separator is never given back to be read as the start of the next word)."""
+
+
+def phrase_words(phrase: str) -> list[str]:
+    """The words of a phrase: split at white space, ligatures spelled out, separators dropped."""
+    words = _LIGATURE.sub(lambda m: LIGATURES[m[0]], phrase).split()
+    return [w for w in words if not SEPARATOR.fullmatch(w)]
+
 
 @lru_cache(maxsize=1024)
 def phrase_pattern(phrase: str) -> re.Pattern[str] | None:
-    """A regex that finds ``phrase`` ignoring case, white space runs and quote/dash styles."""
-    words = phrase.split()
+    """A regex for ``phrase`` in text whose ligatures are spelled out (see :func:`locate`):
+    case, white space runs, cell separators and quote/dash styles ignored."""
+    words = phrase_words(phrase)
     if not words:
         return None
     parts = []
@@ -39,23 +65,48 @@ def phrase_pattern(phrase: str) -> re.Pattern[str] | None:
                 for ch in word
             )
         )
-    return re.compile(r"\s+".join(parts), re.IGNORECASE)
+    return re.compile(_GAP.join(parts), re.IGNORECASE)
+
+
+@lru_cache(maxsize=4)
+def _spelled_out(text: str) -> tuple[str, array[int] | None]:
+    """``text`` with its ligatures spelled out, and each character's offset in ``text``
+    (``None`` when it has no ligature: the text is its own spelling)."""
+    if _LIGATURE.search(text) is None:
+        return text, None
+    out: list[str] = []
+    origin = array("q")
+    for i, ch in enumerate(text):
+        letters = LIGATURES.get(ch, ch)
+        out.append(letters)
+        origin.extend([i] * len(letters))
+    return "".join(out), origin
 
 
 def locate(phrase: str, text: str) -> list[Span]:
     """Every occurrence of ``phrase`` in ``text`` as ``(start, end)``; empty when not found.
 
     Occurrences may overlap ("aa" twice in "aaa"): each is a place the evidence could be read.
-    At most one occurrence starts at a position, as the phrase starts and ends with a word.
+    At most one occurrence starts at a position, as the phrase starts and ends with a word. A
+    ligature in the text is matched whole or not at all, so every span is exact.
     """
     pattern = phrase_pattern(phrase)
     if pattern is None:
         return []
+    spelled, origin = _spelled_out(text)
     spans = []
-    m = pattern.search(text)
+    m = pattern.search(spelled)
     while m is not None:
-        spans.append(m.span())
-        m = pattern.search(text, m.start() + 1)
+        s, e = m.span()
+        if origin is None:
+            spans.append((s, e))
+        elif (s == 0 or origin[s - 1] != origin[s]) and (
+            e == len(spelled) or origin[e] != origin[e - 1]
+        ):
+            span = (origin[s], origin[e - 1] + 1)
+            if not spans or spans[-1] != span:
+                spans.append(span)
+        m = pattern.search(spelled, s + 1)
     return spans
 
 
