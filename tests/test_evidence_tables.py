@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from explorer.retrieval.evidence import check, locate
 
+from explorer.retrieval.evidence import check, locate
 from tests.conftest import CORPUS, load_cached, make_chunks
 
 FAA = "federal-register-2020-17221-faa-737max-nprm.pdf"
