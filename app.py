@@ -291,12 +291,13 @@ state.setdefault("page", 1)
 state.setdefault("chunk", None)
 
 
-def on_upload(sample_names: set[str]) -> None:
-    """Load an uploaded file; on failure keep the current document and remember the message."""
-    file = state.upload
+def read_upload(key: str) -> tuple[str, str, bytes] | None:
+    """The file in the uploader ``key``, loaded once: its name, sha256 and bytes; or None, with
+    one clear message in ``state.upload_error`` when it cannot be read."""
+    file = state[key]
     state.upload_error = None
     if file is None:
-        return
+        return None
     data = file.getvalue()
     try:
         pipeline.check_upload_size(file.name, len(data), limit_mb=UPLOAD_LIMIT_MB)
@@ -304,12 +305,21 @@ def on_upload(sample_names: set[str]) -> None:
         load(sha, file.name, data)
     except ExplorerError as exc:
         state.upload_error = str(exc)
-        return
+        return None
     except Exception as exc:  # a bug in a reader: still one clear message, no traceback
         state.upload_error = f"{file.name}: could not be read ({type(exc).__name__}: {exc})"
+        return None
+    return file.name, sha, data
+
+
+def on_upload(sample_names: set[str]) -> None:
+    """Load an uploaded file; on failure keep the current document and remember the message."""
+    read = read_upload("upload")
+    if read is None:
         return
-    name = file.name if file.name not in sample_names else f"{file.name} (uploaded)"
-    pipeline.remember(state.uploads, name, (file.name, sha, data))
+    file_name = read[0]
+    name = file_name if file_name not in sample_names else f"{file_name} (uploaded)"
+    pipeline.remember(state.uploads, name, read)
     state.source = name
     state.chunk = None
     state.page = 1
@@ -317,19 +327,9 @@ def on_upload(sample_names: set[str]) -> None:
 
 def on_version_upload() -> None:
     """An earlier version to compare with; a file that cannot be read is one message."""
-    file = state.version_upload
-    state.upload_error = None
-    if file is None:
-        return
-    data = file.getvalue()
-    try:
-        pipeline.check_upload_size(file.name, len(data), limit_mb=UPLOAD_LIMIT_MB)
-        sha = hashlib.sha256(data).hexdigest()
-        load(sha, file.name, data)
-    except ExplorerError as exc:
-        state.upload_error = str(exc)
-        return
-    state.version = (f"{file.name} (uploaded)", file.name, sha, data)
+    read = read_upload("version_upload")
+    if read is not None:
+        state.version = (f"{read[0]} (uploaded)", *read)
 
 
 def on_version_pick() -> None:
