@@ -380,7 +380,7 @@ def test_two_sessions_keep_their_own_query_sets(chromium: Any, app_url: str) -> 
             me.page.wait_for_selector('[data-testid="stApp"]')
             wait_idle(me.page)
             open_query_set_tab(me.page)
-            box = me.page.locator('.st-key-upload input[type="file"]').first
+            box = me.page.locator('.st-key-qs_upload input[type="file"]').first
             box.set_input_files(
                 {
                     "name": f"{tag}.json",
