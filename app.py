@@ -185,23 +185,29 @@ def check_questions(
     return out
 
 
+@st.cache_data(max_entries=16, show_spinner="Answering the questions on both versions…")
 def version_verdicts(
-    old: Document,
-    old_chunks: list[Chunk],
-    new: Document,
-    new_chunks: list[Chunk],
+    old_key: str,
+    new_key: str,
     config: Config,
-    asked: list[tuple[str, str, tuple[str, ...]]],
-    model: str,
+    asked: tuple[tuple[str, str, tuple[str, ...]], ...],
+    k: int,
+    budget: int | None,
+    _old: Document,
+    _old_chunks: list[Chunk],
+    _new: Document,
+    _new_chunks: list[Chunk],
 ) -> list[dict[str, object]]:
-    """Each question answered on both versions (the same answer path as the query panel)."""
-    emb = load_embedder(model) if config.retriever != "bm25" else None
-    before = Retriever(old, config, chunks=old_chunks, embedder=emb)
-    after = Retriever(new, config, chunks=new_chunks, embedder=emb)
+    """Each question answered on both versions (the same answer path as the query panel);
+    cached on the versions' content keys, the configuration, the questions, k and budget, so a
+    rerun that changes none of them answers nothing again."""
+    emb = load_embedder(config.model) if config.retriever != "bm25" else None
+    before = Retriever(_old, config, chunks=_old_chunks, embedder=emb)
+    after = Retriever(_new, config, chunks=_new_chunks, embedder=emb)
     rows = []
     for qid, text, needs in asked:
-        was = before.answer(text, needs, k=state.k, budget=state.budget)
-        now = after.answer(text, needs, k=state.k, budget=state.budget)
+        was = before.answer(text, needs, k=k, budget=budget)
+        now = after.answer(text, needs, k=k, budget=budget)
         rows.append(
             {
                 "question": qid,
@@ -1085,7 +1091,18 @@ if changes is not None and old_doc is not None:
         if q[2]  # with evidence
     ]
     if to_check:
-        rows = version_verdicts(old_doc, old_chunks, doc, chunks, config, to_check, model)
+        rows = version_verdicts(
+            content_key(old_doc),
+            doc_key,
+            config,
+            tuple(to_check),
+            state.k,
+            state.budget,
+            old_doc,
+            old_chunks,
+            doc,
+            chunks,
+        )
         flips = [r for r in rows if r["verdict changed"]]
         st.markdown(
             f"**{len(flips)} of {len(rows)} questions change verdict** from "
