@@ -44,7 +44,7 @@ from statistics import fmean
 from typing import Any, Literal, cast
 
 from explorer.chunking.measures import DEFAULT_ENCODING, Units, get_measure, standalone_counter
-from explorer.chunking.splitters import Chunk, ChunkSettings, register
+from explorer.chunking.splitters import Chunk, ChunkSettings, check_size_and_overlap, register
 from explorer.documents.model import Document
 from explorer.errors import LibraryError, SettingsError
 
@@ -179,15 +179,7 @@ class AdapterSettings:
                 f"{self.adapter} measures size in {' or '.join(spec.units)}, not {self.unit!r}"
                 + (f" ({spec.units_note})" if spec.units_note else "")
             )
-        if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size <= 0:
-            raise SettingsError(f"size must be a whole number above 0, got {self.size!r}")
-        if isinstance(self.overlap, bool) or not isinstance(self.overlap, int) or self.overlap < 0:
-            raise SettingsError(f"overlap must be a whole number, 0 or more, got {self.overlap!r}")
-        if self.overlap >= self.size:
-            raise SettingsError(
-                f"overlap ({self.overlap}) must be smaller than size ({self.size}); "
-                "otherwise a chunk would never move forward"
-            )
+        check_size_and_overlap(self.size, self.overlap)
         if self.overlap and not spec.overlap:
             raise SettingsError(
                 f"{self.adapter} ({spec.title}) has no overlap parameter; set overlap to 0"

@@ -69,6 +69,19 @@ EXTERNAL: dict[str, ExternalSplitter] = {}
 """Splitters registered by name (see :func:`register`); ``ChunkSettings`` accepts their names."""
 
 
+def check_size_and_overlap(size: object, overlap: object) -> None:
+    """A size above 0 and an overlap from 0 to below it, as whole numbers (SettingsError)."""
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        raise SettingsError(f"size must be a whole number above 0, got {size!r}")
+    if isinstance(overlap, bool) or not isinstance(overlap, int) or overlap < 0:
+        raise SettingsError(f"overlap must be a whole number, 0 or more, got {overlap!r}")
+    if overlap >= size:
+        raise SettingsError(
+            f"overlap ({overlap}) must be smaller than size ({size}); "
+            "otherwise a chunk would never move forward"
+        )
+
+
 CHECKS: dict[str, Callable[[ChunkSettings], object]] = {}
 """How each registered splitter checks its settings at construction (raises SettingsError)."""
 VERSIONS: dict[str, Callable[[], str]] = {}
@@ -125,15 +138,7 @@ class ChunkSettings:
             raise SettingsError(
                 f"unknown size unit {self.unit!r}; choose one of {', '.join(UNITS)}"
             )
-        if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size <= 0:
-            raise SettingsError(f"size must be a whole number above 0, got {self.size!r}")
-        if isinstance(self.overlap, bool) or not isinstance(self.overlap, int) or self.overlap < 0:
-            raise SettingsError(f"overlap must be a whole number, 0 or more, got {self.overlap!r}")
-        if self.overlap >= self.size:
-            raise SettingsError(
-                f"overlap ({self.overlap}) must be smaller than size ({self.size}); "
-                "otherwise a chunk would never move forward"
-            )
+        check_size_and_overlap(self.size, self.overlap)
         unknown = [s for s in self.separators if s not in RECURSIVE_LEVELS]
         if unknown:
             raise SettingsError(
