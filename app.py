@@ -311,16 +311,19 @@ if "link_read" not in state:  # a link opens the view it names (once, at the ses
     state.update(opened.state)
     state.link_note = opened.note
 state.setdefault("upload_error", None)
-for key, value in pipeline.state_of(START.config).items():
-    state.setdefault(key, value)
-state.setdefault("k", START.k)
-state.setdefault("budget", START.budget)
-state.setdefault("view", "Query hits")
+WIDGETS = pipeline.state_of(START.config) | {
+    "k": START.k,
+    "budget": START.budget,
+    "view": "Query hits",
+    "source": None,
+    "only_flagged": False,
+    "raw": False,
+    "pdf_view": "Page image",
+    "page": 1,
+}
+"""The main page's widgets and their starting values (kept across visits to other pages)."""
+pipeline.persist(state, WIDGETS, kept="main_kept")
 state.setdefault("queries", {})  # document -> (question, evidence) last typed for it
-state.setdefault("only_flagged", False)
-state.setdefault("raw", False)
-state.setdefault("pdf_view", "Page image")
-state.setdefault("page", 1)
 state.setdefault("chunk", None)
 
 
@@ -1190,3 +1193,5 @@ right.download_button(
     mime="application/json",
     on_click="ignore",
 )
+
+state.main_kept.update({key: state[key] for key in WIDGETS if key in state})  # this run's last word
