@@ -126,7 +126,9 @@ class Lesson:
         """The failing setting, each repair's and each no-help move's, with a name each."""
         out = [("failing", self.failing)]
         out += [(f"repair {n}", self.repaired(n)) for n in range(1, len(self.repairs) + 1)]
-        out += [(f"no help {n}", self.failing.apply(m.changes)) for n, m in enumerate(self.no_help, 1)]
+        out += [
+            (f"no help {n}", self.failing.apply(m.changes)) for n, m in enumerate(self.no_help, 1)
+        ]
         return out
 
     def query(self) -> Query:
@@ -150,12 +152,16 @@ def _text(data: Mapping[str, Any], key: str, where: str, *, required: bool = Tru
 def _setting(base: Setting, changes: Any, where: str) -> tuple[Setting, dict[str, Any]]:
     """``base`` with the settings table ``changes``; every problem names ``where``."""
     if not isinstance(changes, Mapping) or not changes:
-        raise LessonError(f"{where}: must be a table of settings such as {{ splitter = \"sentence\" }}")
+        raise LessonError(
+            f'{where}: must be a table of settings such as {{ splitter = "sentence" }}'
+        )
     flat: dict[str, Any] = {}
     for key, value in changes.items():
         if key == "k":
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= TOP_K_MAX:
-                raise LessonError(f"{where}: k must be a whole number from 1 to {TOP_K_MAX}, got {value!r}")
+                raise LessonError(
+                    f"{where}: k must be a whole number from 1 to {TOP_K_MAX}, got {value!r}"
+                )
         elif key == "budget":
             value = None if value == "none" else value
             if isinstance(value, bool) or value not in BUDGETS:
@@ -199,7 +205,9 @@ def parse_lesson(data: Mapping[str, Any], *, name: str, source: str) -> Lesson:
     """Validate a decoded lesson file; every problem names ``source`` and the field."""
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
-        raise LessonError(f"{source}: unknown field(s) {', '.join(unknown)}; known: {', '.join(FIELDS)}")
+        raise LessonError(
+            f"{source}: unknown field(s) {', '.join(unknown)}; known: {', '.join(FIELDS)}"
+        )
     evidence = data.get("evidence")
     if (
         not isinstance(evidence, list)
@@ -303,7 +311,9 @@ def check_lesson(
     labels |= {f"repair {n}": m.label for n, m in enumerate(lesson.repairs, 1)}
     labels |= {f"no help {n}": m.label for n, m in enumerate(lesson.no_help, 1)}
     return [
-        Outcome(lesson.name, step, labels[step], s, answer(doc, s, lesson.evidence, lesson.question))
+        Outcome(
+            lesson.name, step, labels[step], s, answer(doc, s, lesson.evidence, lesson.question)
+        )
         for step, s in lesson.settings()
     ]
 
@@ -320,3 +330,23 @@ def _answer_with(doc: Document) -> Callable[[Document, Setting, Sequence[str], s
         return ready[key].using(s.config).answer(question, evidence, k=s.k, budget=s.budget)
 
     return answer
+
+
+def read_lessons(folder: str | Path | None = None) -> tuple[list[Lesson], list[str]]:
+    """Every lesson in ``folder`` that can be read, and one message for each file that cannot
+    (for the app: a teacher's broken file is named, and the other lessons still open)."""
+    if folder is None:
+        from explorer.resources import lessons_dir
+
+        folder = lessons_dir()
+    folder = Path(folder)
+    if not folder.is_dir():
+        return [], []
+    good: list[Lesson] = []
+    bad: list[str] = []
+    for path in sorted(folder.glob("*.toml")):
+        try:
+            good.append(load_lesson(path))
+        except LessonError as exc:
+            bad.append(str(exc))
+    return good, bad
