@@ -208,6 +208,9 @@ def parse_lesson(data: Mapping[str, Any], *, name: str, source: str) -> Lesson:
         raise LessonError(
             f"{source}: unknown field(s) {', '.join(unknown)}; known: {', '.join(FIELDS)}"
         )
+    title = _text(data, "title", source)
+    doc = _text(data, "doc", source)
+    question = _text(data, "question", source)
     evidence = data.get("evidence")
     if (
         not isinstance(evidence, list)
@@ -219,11 +222,11 @@ def parse_lesson(data: Mapping[str, Any], *, name: str, source: str) -> Lesson:
             f'["within seven days"] (got {evidence!r})'
         )
     failing, _ = _setting(Setting(), data.get("failing"), f"{source}: [failing]")
-    lesson = Lesson(
+    return Lesson(
         name=name,
-        title=_text(data, "title", source),
-        doc=_text(data, "doc", source),
-        question=_text(data, "question", source),
+        title=title,
+        doc=doc,
+        question=question,
         evidence=tuple(dict.fromkeys(e.strip() for e in evidence)),
         why=_text(data, "why", source),
         failing=failing,
@@ -231,7 +234,6 @@ def parse_lesson(data: Mapping[str, Any], *, name: str, source: str) -> Lesson:
         no_help=_moves(data.get("no_help"), failing, f"{source}: no_help", required=False),
         note=_text(data, "note", source, required=False),
     )
-    return lesson
 
 
 def load_lesson(path: str | Path) -> Lesson:
