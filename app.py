@@ -999,6 +999,8 @@ if state.get("version") is not None and settings.splitter != "semantic":
         )
     except ExplorerError as exc:
         st.error(pipeline.md_text(str(exc)))
+# presentation mode selects nothing but outlines the best hit and brings it into view
+outlined = selected if selected is not None or not state.present or not hits else hits[0].index
 views = [*(pipeline.VIEWS if ranking else ["Chunks"]), *(["Changes"] if changes else [])]
 view = state.view if state.view in views else "Chunks"
 if view == "Changes" and changes is not None:
@@ -1007,7 +1009,7 @@ elif view == "Query hits":
     highlights = [
         *pipeline.context_highlights(answer.pieces if answer else (), hits, chunks, doc.text),
         *(pipeline.fill_highlights(answer, chunks, doc.text) if answer else []),
-        *pipeline.hit_highlights(hits, chunks, selected=selected),
+        *pipeline.hit_highlights(hits, chunks, selected=outlined),
     ]
 elif view == "Heat":
     highlights = pipeline.heat_highlights(ranking, chunks, selected=selected)
@@ -1116,8 +1118,8 @@ with doc_col:
                     highlights,
                 )
             )
-        if selected is not None:  # our own script, no document content: bring the chunk into view
-            st.html(pipeline.scroll_script(selected), unsafe_allow_javascript=True)
+        if outlined is not None:  # our own script, no document content: bring the chunk into view
+            st.html(pipeline.scroll_script(outlined), unsafe_allow_javascript=True)
 
 if state.present:  # presentation mode: the lesson, its verdict and the document only
     st.stop()
