@@ -332,3 +332,11 @@ def test_a_broken_lesson_file_is_one_message_in_the_app(monkeypatch: pytest.Monk
     at.run()
     assert not at.exception
     assert any("x.toml" in e.value for e in at.error)
+
+
+def test_the_readme_lesson_example_reads(tmp_path: Path) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8").split("## Lessons", 1)[1]
+    example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    lesson = load_lesson(write(tmp_path, example))
+    assert lesson.failing == BY_NAME["1-rule-and-exception"].failing
+    assert lesson.repairs[0].changes == {"splitter": "sentence"}
