@@ -12,6 +12,7 @@ question is asked with the dense or hybrid retriever, or the semantic splitter i
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 from collections.abc import Sequence
 
@@ -37,6 +38,7 @@ from explorer.config import Config
 from explorer.documents import Document, load_document
 from explorer.errors import ExplorerError
 from explorer.evaluation import queries as query_sets
+from explorer.evaluation.lessons import Lesson, Setting
 from explorer.progress import Progress
 from explorer.retrieval import evidence
 from explorer.retrieval.embeddings import BUNDLED, Embedder, shared_store
@@ -307,11 +309,14 @@ if "link_read" not in state:  # a link opens the view it names (once, at the ses
         st.query_params.to_dict(),
         samples={p.name for p in pipeline.sample_paths()},
         uploads=set(state.uploads),
+        lessons=pipeline.LESSONS,
     )
     state.update(opened.state)
     state.link_note = opened.note
 state.setdefault("upload_error", None)
+state.setdefault("present", False)  # presentation mode: the lesson, its verdict, the document
 WIDGETS = pipeline.state_of(START.config) | {
+    "lesson": pipeline.START_LESSON,  # the lesson picked (the refund demo's first)
     "k": START.k,
     "budget": START.budget,
     "view": "Query hits",
@@ -420,6 +425,26 @@ def copy_value(src: str, dst: str) -> None:
     state[dst] = state[src]
 
 
+def open_lesson(name: str | None, repair: int | None = None) -> None:
+    """Show lesson ``name`` at its failing setting, or after repair ``repair`` (from 1)."""
+    lesson = pipeline.LESSONS.get(name or "")
+    if lesson is None:
+        return
+    for key, value in pipeline.lesson_state(lesson, repair).items():
+        state[key] = value
+    state.queries[lesson.doc] = (lesson.question, "\n".join(lesson.evidence))
+    state.version = None
+    state.version_pick = None
+
+
+def on_lesson() -> None:
+    open_lesson(state.lesson)
+
+
+def set_present(on: bool) -> None:
+    state.present = on
+
+
 def on_source() -> None:
     state.chunk, state.page = None, 1
     state.version = None  # a comparison belongs to the document it was made for
@@ -460,9 +485,22 @@ sources = [*samples, *state.uploads]
 if not sources:
     st.error("No sample documents found in sample_docs/ — upload a file to start.")
 if state.get("source") not in sources and sources:
-    state.source = sources[0]
+    state.source = START.source if START.source in sources else sources[0]
 
 with st.sidebar:
+    if pipeline.LESSONS:
+        st.header("Lessons")
+        st.selectbox(
+            "Boundary lesson",
+            [None, *pipeline.LESSONS],
+            key="lesson",
+            format_func=lambda n: "— none —" if n is None else pipeline.LESSONS[n].title,
+            on_change=on_lesson,
+            help="Each lesson opens at a setting where the answer is incomplete, says why, and "
+            "offers the moves that repair it.",
+        )
+    for problem in pipeline.LESSON_PROBLEMS:
+        st.error(pipeline.md_text(problem))
     st.header("Document")
     st.selectbox("Sample or uploaded document", sources, key="source", on_change=on_source)
     st.file_uploader(
@@ -613,7 +651,10 @@ model = state.model.strip() or BUNDLED
 
 # --------------------------------------------------------------------------- overview
 
-title_col, link_col = st.columns([5, 1], vertical_alignment="bottom")
+if state.present:
+    st.html(pipeline.PRESENTATION_CSS)
+title_row = st.container(key="ce_hide_title")
+title_col, link_col = title_row.columns([5, 1], vertical_alignment="bottom")
 title_col.title("Chunk Explorer")
 link_box = link_col.popover(
     "Copy link",
@@ -624,9 +665,12 @@ link_box = link_col.popover(
 if state.get("link_note"):
     st.warning(pipeline.md_text(state.link_note))
 pages_note = f" · {len(doc.pages)} pages" if doc.pages else ""
-st.caption(
+title_row.caption(
     f"**{pipeline.md_escape(doc.name)}** · {doc.kind} · {len(doc.text):,} characters{pages_note}"
 )
+
+lesson = pipeline.LESSONS.get(state.lesson or "")
+lesson_panel = st.container(key="ce_lesson") if lesson and lesson.doc == state.source else None
 
 try:
     config = pipeline.config_of(state)  # the one place the main page builds its configuration
@@ -647,45 +691,47 @@ except ExplorerError as exc:
     st.error(pipeline.md_text(str(exc)))
     st.stop()
 
-for warning in doc.warnings:
-    st.info(pipeline.md_text(warning))  # warnings may quote the file name or its text
-if doc.normalisation:
-    with st.expander("How the text was extracted"):
-        for note in doc.normalisation:
-            st.text(note)  # plain text: notes quote the document
+with st.container(key="ce_hide_overview"):
+    for warning in doc.warnings:
+        st.info(pipeline.md_text(warning))  # warnings may quote the file name or its text
+    if doc.normalisation:
+        with st.expander("How the text was extracted"):
+            for note in doc.normalisation:
+                st.text(note)  # plain text: notes quote the document
 
-sizes = [c.size for c in chunks]
-counts = diagnosis.counts()
-flagged = diagnosis.flagged()
-cols = st.columns(4)
-cols[0].metric("Chunks", len(chunks))
-cols[1].metric(f"Median size ({state.unit})", sorted(sizes)[len(sizes) // 2] if sizes else 0)
-cols[2].metric(f"Largest ({state.unit})", max(sizes, default=0), help=f"limit {settings.size}")
-cols[3].metric("Flagged chunks", len(flagged), help="chunks with at least one issue below")
-cols = st.columns(len(ISSUES))
-for col, issue in zip(cols, ISSUES, strict=True):
-    col.metric(issue.label, counts[issue.code], help=f"Chunks that {issue.description}.")
-if library is not None:
-    audit = library.audit
-    st.markdown(
-        f"**{pipeline.md_escape(audit.library)} {pipeline.md_escape(audit.version)}**: the "
-        "integrity audit of its chunks (each placed in the document; *Show only flagged "
-        "chunks* shows the flagged ones)"
-    )
-    cols = st.columns(6)
-    for col, (label, value, tip) in zip(cols, pipeline.audit_metrics(audit), strict=True):
-        col.metric(label, value, help=tip)
-    lost = [it for it in library.items if it.chunk is None]
-    if lost:
-        with st.expander(f"{len(lost)} chunks not found in the document, as the library gave them"):
-            for it in lost:
-                st.code(it.text, language=None, wrap_lines=True)
-    with st.expander(f"Reproduce this chunking with {audit.library}"):
-        st.caption("Parameters: " + ", ".join(f"{k}={v!r}" for k, v in library.mapping.items()))
-        st.code(library.snippet, language="python")
-    for message in library.messages:
-        st.caption(pipeline.md_text(f"{audit.library}: {message}"))
-
+    sizes = [c.size for c in chunks]
+    counts = diagnosis.counts()
+    flagged = diagnosis.flagged()
+    cols = st.columns(4)
+    cols[0].metric("Chunks", len(chunks))
+    cols[1].metric(f"Median size ({state.unit})", sorted(sizes)[len(sizes) // 2] if sizes else 0)
+    cols[2].metric(f"Largest ({state.unit})", max(sizes, default=0), help=f"limit {settings.size}")
+    cols[3].metric("Flagged chunks", len(flagged), help="chunks with at least one issue below")
+    cols = st.columns(len(ISSUES))
+    for col, issue in zip(cols, ISSUES, strict=True):
+        col.metric(issue.label, counts[issue.code], help=f"Chunks that {issue.description}.")
+    if library is not None:
+        audit = library.audit
+        st.markdown(
+            f"**{pipeline.md_escape(audit.library)} {pipeline.md_escape(audit.version)}**: the "
+            "integrity audit of its chunks (each placed in the document; *Show only flagged "
+            "chunks* shows the flagged ones)"
+        )
+        cols = st.columns(6)
+        for col, (label, value, tip) in zip(cols, pipeline.audit_metrics(audit), strict=True):
+            col.metric(label, value, help=tip)
+        lost = [it for it in library.items if it.chunk is None]
+        if lost:
+            with st.expander(
+                f"{len(lost)} chunks not found in the document, as the library gave them"
+            ):
+                for it in lost:
+                    st.code(it.text, language=None, wrap_lines=True)
+        with st.expander(f"Reproduce this chunking with {audit.library}"):
+            st.caption("Parameters: " + ", ".join(f"{k}={v!r}" for k, v in library.mapping.items()))
+            st.code(library.snippet, language="python")
+        for message in library.messages:
+            st.caption(pipeline.md_text(f"{audit.library}: {message}"))
 # --------------------------------------------------------------------------- query panel
 
 
@@ -712,76 +758,76 @@ def on_add_query(doc_name: str, question_key: str, evidence_key: str) -> None:
     state.add_notice = ("ok" if new else "info", message, state[question_key])
 
 
-st.subheader("Ask the document", anchor=False)
-ask_col, evidence_col = st.columns([3, 2], gap="large")
-with ask_col:
-    st.text_input("Question", key=question_key, placeholder="What would a user ask?")
-    row = st.columns([2, 3, 3])
-    row[0].selectbox("Retriever", RETRIEVERS, key="retriever", help=pipeline.RETRIEVER_HELP)
-    row[1].slider("Top k", 1, pipeline.TOP_K_MAX, key="k", help="How many chunks to retrieve.")
-    row[2].slider(
-        "Neighbours (± chunks)",
-        0,
-        pipeline.NEIGHBOURS_MAX,
-        key="neighbours",
-        disabled=state.section,
-        help="Small-to-big: send each hit together with this many chunks on either side.",
-    )
-    # two by two: four labels in one row of this column are cut short with "…"
-    left, right = st.columns(2)
-    left.toggle(
-        "Widen to section",
-        key="section",
-        help="Send the whole section (heading to the next heading of its level) around a hit.",
-    )
-    right.toggle(
-        "Merge touching hits",
-        key="merge",
-        help="Send text shared by hits (overlap, touching chunks, shared neighbours) once.",
-    )
-    left.toggle("Table headers", key="table_headers", help=pipeline.TABLE_HEADERS_HELP)
-    right.toggle("Fill to budget", key="fill", help=pipeline.FILL_HELP)
-    left, right = st.columns(2, vertical_alignment="bottom")
-    left.slider(
-        "Carry from previous",
-        min_value=pipeline.CARRY_RANGE[0],
-        max_value=pipeline.CARRY_RANGE[1],
-        step=pipeline.CARRY_RANGE[2],
-        key="carry",
-        help=pipeline.CARRY_HELP,
-    )
-    right.selectbox(
-        "Token budget",
-        pipeline.BUDGETS,
-        key="budget",
-        format_func=lambda b: "no budget" if b is None else f"{b:,} tokens",
-        help=pipeline.BUDGET_HELP,
-    )
-with evidence_col:
-    st.text_area(
-        "Required evidence (one phrase per line)",
-        key=evidence_key,
-        height=110,
-        help="Phrases a correct answer needs. Matching ignores case, line breaks and quote or "
-        "dash styles.",
-    )
-    st.button(
-        "Add to the query set",
-        key="add_query",
-        on_click=on_add_query,
-        args=(state.source, question_key, evidence_key),
-        disabled=not (state[question_key].strip() and state[evidence_key].strip()),
-        help="Keep this question and its evidence in the query set the Evaluate page runs "
-        "(download it there).",
-    )
-    notice = state.get("add_notice")
-    if notice and notice[2] == state[question_key]:  # about the question on the screen
-        (st.success if notice[0] == "ok" else st.info)(pipeline.md_text(notice[1]))
-
+with st.container(key="ce_hide_ask"):
+    st.subheader("Ask the document", anchor=False)
+    ask_col, evidence_col = st.columns([3, 2], gap="large")
+    with ask_col:
+        st.text_input("Question", key=question_key, placeholder="What would a user ask?")
+        row = st.columns([2, 3, 3])
+        row[0].selectbox("Retriever", RETRIEVERS, key="retriever", help=pipeline.RETRIEVER_HELP)
+        row[1].slider("Top k", 1, pipeline.TOP_K_MAX, key="k", help="How many chunks to retrieve.")
+        row[2].slider(
+            "Neighbours (± chunks)",
+            0,
+            pipeline.NEIGHBOURS_MAX,
+            key="neighbours",
+            disabled=state.section,
+            help="Small-to-big: send each hit together with this many chunks on either side.",
+        )
+        # two by two: four labels in one row of this column are cut short with "…"
+        left, right = st.columns(2)
+        left.toggle(
+            "Widen to section",
+            key="section",
+            help="Send the whole section (heading to the next heading of its level) around a hit.",
+        )
+        right.toggle(
+            "Merge touching hits",
+            key="merge",
+            help="Send text shared by hits (overlap, touching chunks, shared neighbours) once.",
+        )
+        left.toggle("Table headers", key="table_headers", help=pipeline.TABLE_HEADERS_HELP)
+        right.toggle("Fill to budget", key="fill", help=pipeline.FILL_HELP)
+        left, right = st.columns(2, vertical_alignment="bottom")
+        left.slider(
+            "Carry from previous",
+            min_value=pipeline.CARRY_RANGE[0],
+            max_value=pipeline.CARRY_RANGE[1],
+            step=pipeline.CARRY_RANGE[2],
+            key="carry",
+            help=pipeline.CARRY_HELP,
+        )
+        right.selectbox(
+            "Token budget",
+            pipeline.BUDGETS,
+            key="budget",
+            format_func=lambda b: "no budget" if b is None else f"{b:,} tokens",
+            help=pipeline.BUDGET_HELP,
+        )
+    with evidence_col:
+        st.text_area(
+            "Required evidence (one phrase per line)",
+            key=evidence_key,
+            height=110,
+            help="Phrases a correct answer needs. Matching ignores case, line breaks and quote or "
+            "dash styles.",
+        )
+        st.button(
+            "Add to the query set",
+            key="add_query",
+            on_click=on_add_query,
+            args=(state.source, question_key, evidence_key),
+            disabled=not (state[question_key].strip() and state[evidence_key].strip()),
+            help="Keep this question and its evidence in the query set the Evaluate page runs "
+            "(download it there).",
+        )
+        notice = state.get("add_notice")
+        if notice and notice[2] == state[question_key]:  # about the question on the screen
+            (st.success if notice[0] == "ok" else st.info)(pipeline.md_text(notice[1]))
 state.queries[state.source] = (state[question_key], state[evidence_key])
 question = state[question_key].strip()
 phrases = pipeline.evidence_phrases(state[evidence_key])
-if state.source == START.source and question == START.question:
+if state.source == START.source and question == START.question and lesson_panel is None:
     st.caption(START.hint)
 
 answer: Answer | None = None
@@ -840,61 +886,127 @@ if question and chunks:
 elif not question:
     st.caption("Type a question to see which chunks a retriever would return for it.")
 
-if answer is not None and not hits:
-    st.warning(pipeline.context_note(answer, length=len(doc.text)))
-if hits:
-    if phrases:
-        verdict = evidence.verdict(results)
-        show = {"complete": st.success, "incomplete": st.error, "unchecked": st.warning}
-        show.get(pipeline.verdict_kind(verdict), st.info)(verdict[:1].upper() + verdict[1:])
-        st.dataframe(
-            pipeline.evidence_rows(results),
-            hide_index=True,
-            key="evidence_table",
-            column_config={"phrase": st.column_config.TextColumn(width="large")},
-        )
-    else:
-        st.caption("Add evidence phrases to check that the retrieved text holds them.")
-    hits_col, context_col = st.columns([3, 2], gap="large")
-    with hits_col:
-        st.markdown(f"**Top {len(hits)} of {len(ranking)} chunks** ({config.retriever})")
-        rows = pipeline.hit_rows(hits, chunks, count=measure("tokens").count)
-        small = st.column_config.NumberColumn(width="small")
-        score = st.column_config.NumberColumn(format="%.4f", width="small")
-        st.dataframe(
-            rows,
-            hide_index=True,
-            key="hits",
-            column_order=[k for k in rows[0] if k != "pages" or doc.pages],
-            column_config={
-                **dict.fromkeys(("rank", "chunk", "tokens"), small),
-                "score": score,
-                "carried": st.column_config.NumberColumn(
-                    format="%.4f",
-                    width="small",
-                    help="The part of the score carried from the chunk before it (Carry from "
-                    "previous).",
-                ),
-                "pages": st.column_config.TextColumn(width="small"),
-            },
-        )
-    with context_col:
-        st.markdown("**What the LLM gets**")
-        assert answer is not None
-        st.markdown(pipeline.context_note(answer, length=len(doc.text)))
-        with st.expander("The answer as JSON (what `explorer query` prints)"):
-            st.json(answer_json(answer, chunks, doc.name), expanded=2)
-        with st.container(horizontal=True, key="jumps"):
-            for h in hits:
-                page_of_hit = chunks[h.index].page_start
+
+# --------------------------------------------------------------------------- the lesson
+
+
+def draw_lesson(panel: DeltaGenerator, lesson: Lesson, step: int | None) -> None:
+    """The lesson above the query panel: its title, where it stands, why it fails, a button per
+    repair, the reset, presentation mode and the links that reopen it."""
+    with panel:
+        st.subheader(f"Lesson: {lesson.title}", anchor=False)
+        if state.present:
+            st.html(f'<p class="ce-question">{html.escape(lesson.question)}</p>')
+            if answer is not None and answer.verdict:
+                kind = pipeline.verdict_kind(answer.verdict)
+                show = {"complete": st.success, "incomplete": st.error}.get(kind, st.warning)
+                show(pipeline.md_text(answer.verdict[:1].upper() + answer.verdict[1:]))
+        st.markdown(pipeline.lesson_status(lesson, step))
+        st.markdown(f"**Why it fails:** {pipeline.md_text(lesson.why)}")
+        if lesson.note:
+            with st.expander("More for the class"):
+                st.markdown(pipeline.md_text(lesson.note))
+        with st.container(horizontal=True, key="lesson_moves"):
+            for n, move in enumerate(lesson.repairs, 1):
                 st.button(
-                    f"#{h.rank} → page {page_of_hit}" if page_of_hit else f"Show #{h.rank}",
-                    key=f"jump_{h.rank}",
-                    on_click=go_to_hit,
-                    args=(h.index, page_of_hit),
-                    help=f"Select chunk {h.index}"
-                    + (" and turn to its page" if page_of_hit else ""),
+                    f"Repair {n}: {move.label}",
+                    key=f"repair_{n}",
+                    type="primary" if step == n else "secondary",
+                    on_click=open_lesson,
+                    args=(lesson.name, n),
+                    help=move.why or None,
                 )
+            st.button(
+                "Reset to the failing setting",
+                key="lesson_reset",
+                icon=":material/restart_alt:",
+                on_click=open_lesson,
+                args=(lesson.name,),
+                disabled=step == 0,
+            )
+            st.button(
+                "Leave presentation" if state.present else "Present",
+                key="present_toggle",
+                icon=":material/co_present:",
+                on_click=set_present,
+                args=(not state.present,),
+                help="Presentation mode: larger text, no sidebar, only the lesson, the question, "
+                "the verdict and the document.",
+            )
+        if not state.present:
+            with st.expander("Links to this lesson and its repairs"):
+                for label, params in pipeline.lesson_links(lesson):
+                    st.caption(pipeline.md_text(label))
+                    st.code(pipeline.link_url(st.context.url, params), language=None)
+
+
+lesson_step: int | None = None
+if lesson is not None and lesson_panel is not None:
+    lesson_step = pipeline.lesson_step(
+        lesson,
+        source=state.source,
+        question=question,
+        evidence=phrases,
+        setting=Setting(config, state.k, state.budget),
+    )
+    draw_lesson(lesson_panel, lesson, lesson_step)
+
+with st.container(key="ce_hide_results"):
+    if answer is not None and not hits:
+        st.warning(pipeline.context_note(answer, length=len(doc.text)))
+    if hits:
+        if phrases:
+            verdict = evidence.verdict(results)
+            show = {"complete": st.success, "incomplete": st.error, "unchecked": st.warning}
+            show.get(pipeline.verdict_kind(verdict), st.info)(verdict[:1].upper() + verdict[1:])
+            st.dataframe(
+                pipeline.evidence_rows(results),
+                hide_index=True,
+                key="evidence_table",
+                column_config={"phrase": st.column_config.TextColumn(width="large")},
+            )
+        else:
+            st.caption("Add evidence phrases to check that the retrieved text holds them.")
+        hits_col, context_col = st.columns([3, 2], gap="large")
+        with hits_col:
+            st.markdown(f"**Top {len(hits)} of {len(ranking)} chunks** ({config.retriever})")
+            rows = pipeline.hit_rows(hits, chunks, count=measure("tokens").count)
+            small = st.column_config.NumberColumn(width="small")
+            score = st.column_config.NumberColumn(format="%.4f", width="small")
+            st.dataframe(
+                rows,
+                hide_index=True,
+                key="hits",
+                column_order=[k for k in rows[0] if k != "pages" or doc.pages],
+                column_config={
+                    **dict.fromkeys(("rank", "chunk", "tokens"), small),
+                    "score": score,
+                    "carried": st.column_config.NumberColumn(
+                        format="%.4f",
+                        width="small",
+                        help="The part of the score carried from the chunk before it (Carry from "
+                        "previous).",
+                    ),
+                    "pages": st.column_config.TextColumn(width="small"),
+                },
+            )
+        with context_col:
+            st.markdown("**What the LLM gets**")
+            assert answer is not None
+            st.markdown(pipeline.context_note(answer, length=len(doc.text)))
+            with st.expander("The answer as JSON (what `explorer query` prints)"):
+                st.json(answer_json(answer, chunks, doc.name), expanded=2)
+            with st.container(horizontal=True, key="jumps"):
+                for h in hits:
+                    page_of_hit = chunks[h.index].page_start
+                    st.button(
+                        f"#{h.rank} → page {page_of_hit}" if page_of_hit else f"Show #{h.rank}",
+                        key=f"jump_{h.rank}",
+                        on_click=go_to_hit,
+                        args=(h.index, page_of_hit),
+                        help=f"Select chunk {h.index}"
+                        + (" and turn to its page" if page_of_hit else ""),
+                    )
 
 # --------------------------------------------------------------------------- document & chunk
 
@@ -911,6 +1023,9 @@ link = pipeline.link_params(
     chunk=selected,
     view=state.view,
     page=state.page if doc.kind == "pdf" else None,
+    lesson=lesson.name if lesson is not None and lesson_step is not None else None,
+    repair=lesson_step,
+    present=state.present,
 )
 st.query_params.from_dict(link)  # the address bar always holds this view's link
 with link_box:
@@ -933,6 +1048,8 @@ if state.get("version") is not None and settings.splitter != "semantic":
         )
     except ExplorerError as exc:
         st.error(pipeline.md_text(str(exc)))
+# presentation mode selects nothing but outlines the best hit and brings it into view
+outlined = selected if selected is not None or not state.present or not hits else hits[0].index
 views = [*(pipeline.VIEWS if ranking else ["Chunks"]), *(["Changes"] if changes else [])]
 view = state.view if state.view in views else "Chunks"
 if view == "Changes" and changes is not None:
@@ -941,7 +1058,7 @@ elif view == "Query hits":
     highlights = [
         *pipeline.context_highlights(answer.pieces if answer else (), hits, chunks, doc.text),
         *(pipeline.fill_highlights(answer, chunks, doc.text) if answer else []),
-        *pipeline.hit_highlights(hits, chunks, selected=selected),
+        *pipeline.hit_highlights(hits, chunks, selected=outlined),
     ]
 elif view == "Heat":
     highlights = pipeline.heat_highlights(ranking, chunks, selected=selected)
@@ -952,41 +1069,45 @@ view_key = f"{view}|{highlights_key(highlights)}"
 
 # the view and the chunk picker above the document; the document takes the width, and shares it
 # with the chunk's details only while a chunk is selected
-view_col, pick_col = st.columns([3, 2], vertical_alignment="bottom", gap="large")
-with view_col:
-    if len(views) > 1:
-        st.radio(
-            "Show on the document",
-            views,
-            key="view",
-            horizontal=True,
-            help="Chunks: every chunk in its own colour. Query hits: the retrieved chunks with "
-            "their rank, and (grey, +) the text widening adds. Heat: every chunk tinted by its "
-            "score. Changes: each chunk as unchanged, changed or new since the other version. "
-            "Evidence phrases are underlined: green if retrieved, red if not.",
+with st.container(key="ce_hide_view"):
+    view_col, pick_col = st.columns([3, 2], vertical_alignment="bottom", gap="large")
+    with view_col:
+        if len(views) > 1:
+            st.radio(
+                "Show on the document",
+                views,
+                key="view",
+                horizontal=True,
+                help="Chunks: every chunk in its own colour. Query hits: the retrieved chunks with "
+                "their rank, and (grey, +) the text widening adds. Heat: every chunk tinted by its "
+                "score. Changes: each chunk as unchanged, changed or new since the other version. "
+                "Evidence phrases are underlined: green if retrieved, red if not.",
+            )
+        else:
+            st.caption(
+                "Every chunk in its own colour. Ask a question to see its hits or a heat map."
+            )
+    with pick_col:
+        options = shown if selected is None or selected in shown else sorted([selected, *shown])
+        # a fresh picker for each document and settings: the browser never sends back a label
+        # from other chunks; the choice itself lives in state.chunk
+        options_key = f"{doc_key}|{chunking_key}|{state.heading_prefix}|{state.only_flagged}"
+        picker = "pick_" + hashlib.sha256(options_key.encode()).hexdigest()[:12]
+        state[picker] = selected
+        st.selectbox(
+            "Selected chunk",
+            options,
+            key=picker,
+            placeholder="Pick a chunk to outline it and see its details",
+            format_func=lambda i: pipeline.chunk_label(chunks[i]),
+            on_change=on_chunk,
+            args=(pages, picker),
         )
-    else:
-        st.caption("Every chunk in its own colour. Ask a question to see its hits or a heat map.")
-with pick_col:
-    options = shown if selected is None or selected in shown else sorted([selected, *shown])
-    # a fresh picker for each document and settings: the browser never sends back a label
-    # from other chunks; the choice itself lives in state.chunk
-    options_key = f"{doc_key}|{chunking_key}|{state.heading_prefix}|{state.only_flagged}"
-    picker = "pick_" + hashlib.sha256(options_key.encode()).hexdigest()[:12]
-    state[picker] = selected
-    st.selectbox(
-        "Selected chunk",
-        options,
-        key=picker,
-        placeholder="Pick a chunk to outline it and see its details",
-        format_func=lambda i: pipeline.chunk_label(chunks[i]),
-        on_change=on_chunk,
-        args=(pages, picker),
-    )
-    if selected is None:
-        st.caption("Pick a chunk here or in the table below to see its details.")
+        if selected is None:
+            st.caption("Pick a chunk here or in the table below to see its details.")
+
 detail_col: DeltaGenerator | None = None
-if selected is None:
+if selected is None or state.present:
     doc_col = st.container(key="doc_area")
 else:
     doc_col, detail_col = st.columns([2, 1], gap="large")
@@ -1046,8 +1167,11 @@ with doc_col:
                     highlights,
                 )
             )
-        if selected is not None:  # our own script, no document content: bring the chunk into view
-            st.html(pipeline.scroll_script(selected), unsafe_allow_javascript=True)
+        if outlined is not None:  # our own script, no document content: bring the chunk into view
+            st.html(pipeline.scroll_script(outlined), unsafe_allow_javascript=True)
+
+if state.present:  # presentation mode: the lesson, its verdict and the document only
+    st.stop()
 
 if detail_col is not None and selected is not None:
     with detail_col:

@@ -1,4 +1,4 @@
-"""Command line: ``python -m explorer text|chunk|audit|query|eval|sweep|ab|diff|cache ...``.
+"""Command line: ``python -m explorer text|chunk|audit|query|eval|sweep|ab|diff|cache|lessons``.
 
 Every command that chunks or answers takes the same configuration options, each defaulting to
 the recommended configuration (:class:`explorer.config.Config`); ``query`` and ``eval`` print the
@@ -259,6 +259,16 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--clear", action="store_true", help="empty it (a damaged file is removed)")
     cache.add_argument("--json", action="store_true", help="--stats as one JSON object")
     _cache_options(cache, switch=False)
+    lessons = sub.add_parser(
+        "lessons",
+        help="check the boundary lessons: each incomplete at its failing setting, complete after "
+        "each repair (and still incomplete after each move that should not help); or print them "
+        "as a query set",
+    )
+    lessons.add_argument("action", choices=("check", "queries"))
+    lessons.add_argument("--lessons", default=None, help="the lessons folder (default: bundled)")
+    lessons.add_argument("--docs", default=None, help="their documents (default: the samples)")
+    lessons.add_argument("--json", action="store_true", help="check: print one JSON object")
     return parser
 
 
@@ -565,6 +575,33 @@ def run_audit(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     return 0
 
 
+def run_lessons(args: argparse.Namespace, out: TextIO) -> int:
+    """``lessons check``: every lesson through the answer path; status 1 if one misbehaves.
+    ``lessons queries``: the lessons as a query set (for ``eval --queries``)."""
+    from explorer.evaluation.lessons import check_lesson, load_lessons
+    from explorer.resources import samples_dir
+
+    found = load_lessons(args.lessons)
+    if args.action == "queries":
+        out.write(json.dumps([a.query().to_json() for a in found], indent=1) + "\n")
+        return 0
+    docs = Path(args.docs) if args.docs else samples_dir()
+    outcomes = [o for a in found for o in check_lesson(a, _load(str(docs / a.doc)))]
+    bad = [o for o in outcomes if not o.ok]
+    if args.json:
+        report = {"lessons": len(found), "ok": not bad, "checks": [o.to_json() for o in outcomes]}
+        out.write(json.dumps(report, ensure_ascii=False, indent=1) + "\n")
+    else:
+        for o in outcomes:
+            mark = "ok  " if o.ok else "FAIL"
+            verdict = (o.answer.verdict or "").split(":", 1)[0]
+            out.write(f"{mark} {o.lesson:<40} {o.step:<10} {verdict:<10} {o.label}\n")
+        out.write(
+            f"{len(found)} lessons, {len(outcomes) - len(bad)} of {len(outcomes)} as expected\n"
+        )
+    return 1 if bad else 0
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     out = sys.stdout
@@ -575,6 +612,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return run_ab(args, out)
     if args.command == "cache":
         return run_cache(args, out)
+    if args.command == "lessons":
+        return run_lessons(args, out)
     config = config_from(args)  # bad settings fail before any document is read
     with _lasting_index(args, config):
         return _run_configured(args, config, out)

@@ -41,3 +41,7 @@ class StatsError(ExplorerError, ValueError):
 
 class LibraryError(ExplorerError):
     """Another library's splitter is not installed, or failed on this text."""
+
+
+class LessonError(ExplorerError):
+    """A lesson file that cannot be used as it is (names the file, the field and the problem)."""

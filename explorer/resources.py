@@ -30,3 +30,8 @@ def query_sets_dir() -> Path:
 def query_set(name: str = "boundary-questions.json") -> Path:
     """One bundled query set (default: the boundary questions the Evaluate page starts with)."""
     return query_sets_dir() / name
+
+
+def lessons_dir() -> Path:
+    """The folder of bundled boundary lessons (one TOML file each)."""
+    return _first("lessons")

@@ -134,7 +134,13 @@ def test_the_refund_demo_fails_at_once_and_one_move_repairs_it(demo_verdict: str
     assert list(rows["retrieved"]) == ["yes", "no"]
     assert sorted(rank_badges(doc_html(at))) == ["#1", "#2"]
     assert "does not apply" in underlined(doc_html(at))[pipeline.EVIDENCE_MISSED]
-    assert any("One move repairs it" in c.value for c in at.caption)
+    # the refund lesson says why and offers the three moves (the demo's hint, as buttons)
+    assert any("cut the refund rule from its exception" in m.value for m in at.markdown)
+    assert [b.label for b in at.button if b.label.startswith("Repair")] == [
+        "Repair 1: Split by sentence",
+        "Repair 2: Neighbours: 1",
+        "Repair 3: Fill to budget",
+    ]
 
     # one move: the sentence splitter keeps the rule and its exception in one chunk
     at.selectbox(key="splitter").set_value("sentence").run()

@@ -33,6 +33,7 @@ from explorer.config import FLAT_KEYS, Config
 from explorer.documents.load import documents_in
 from explorer.documents.model import Document
 from explorer.errors import DocumentError, ExplorerError
+from explorer.evaluation.lessons import Lesson, Setting, read_lessons
 from explorer.retrieval.context import ContextPiece
 from explorer.retrieval.evidence import Evidence, covered_by, ordinal, union
 from explorer.retrieval.index import (
@@ -623,10 +624,122 @@ DEMO = Demo(
 
 
 def starting_query(source: str) -> tuple[str, str]:
-    """The question and evidence box contents a document opens with (the demo's, or empty)."""
+    """The question and evidence box contents a document opens with: the demo's, else the first
+    lesson's on that document, else empty."""
     if source == DEMO.source:
         return DEMO.question, "\n".join(DEMO.evidence)
+    lesson = next((a for a in LESSONS.values() if a.doc == source), None)
+    if lesson is not None:
+        return lesson.question, "\n".join(lesson.evidence)
     return "", ""
+
+
+# --------------------------------------------------------------------------- lessons
+
+
+def bundled_lessons(
+    folder: Path | None = None, *, samples: Collection[str] | None = None
+) -> tuple[dict[str, Lesson], list[str]]:
+    """The lessons by name, and one message per lesson file that cannot be used (it cannot be
+    read, or its document is not among the samples)."""
+    found, problems = read_lessons(folder)
+    names = {p.name for p in sample_paths()} if samples is None else set(samples)
+    out: dict[str, Lesson] = {}
+    for lesson in found:
+        if lesson.doc not in names:
+            problems.append(
+                f"{lesson.name}.toml: doc: {lesson.doc!r} is not a sample document; put the file "
+                f"in {SAMPLES_DIR.name}/ or fix the name"
+            )
+        else:
+            out[lesson.name] = lesson
+    return out, problems
+
+
+LESSONS, LESSON_PROBLEMS = bundled_lessons()
+"""The bundled lessons by name (in file-name order) and the files that could not be used."""
+START_LESSON = next(
+    (n for n, a in LESSONS.items() if a.doc == DEMO.source and a.question == DEMO.question), None
+)
+"""The lesson the app opens on: the refund demo's."""
+
+
+def lesson_state(lesson: Lesson, repair: int | None = None) -> dict[str, Any]:
+    """The session state that shows ``lesson`` at its failing setting, or after repair ``repair``
+    (from 1): its document, question, evidence and settings; no chunk selected, hits shown."""
+    setting = lesson.failing if not repair else lesson.repaired(repair)
+    question_key, evidence_key = query_keys(lesson.doc)
+    evidence = "\n".join(lesson.evidence)
+    return {
+        **state_of(setting.config),
+        "k": setting.k,
+        "budget": setting.budget,
+        "source": lesson.doc,
+        question_key: lesson.question,
+        evidence_key: evidence,
+        "lesson": lesson.name,
+        "chunk": None,
+        "page": 1,
+        "view": "Query hits",
+        "asked": f"{lesson.doc}\n{lesson.question}",
+    }
+
+
+def lesson_step(
+    lesson: Lesson,
+    *,
+    source: str,
+    question: str,
+    evidence: Sequence[str],
+    setting: Setting,
+) -> int | None:
+    """Where the view stands in ``lesson``: 0 at its failing setting, ``n`` after repair ``n``,
+    ``None`` when the document, question, evidence or settings are not one of the lesson's."""
+    if source != lesson.doc or question.strip() != lesson.question:
+        return None
+    if tuple(evidence) != lesson.evidence:
+        return None
+    if setting == lesson.failing:
+        return 0
+    for n in range(1, len(lesson.repairs) + 1):
+        if setting == lesson.repaired(n):
+            return n
+    return None
+
+
+def lesson_status(lesson: Lesson, step: int | None) -> str:
+    """A line saying where the lesson stands (Markdown)."""
+    if step is None:
+        return (
+            "The settings, question or evidence have been changed by hand: *Reset to the failing "
+            "setting* starts the lesson again."
+        )
+    if step == 0:
+        return f"At the failing setting: {md_text(lesson.failing.spec())}."
+    return f"After repair {step}, **{md_text(lesson.repairs[step - 1].label)}**."
+
+
+def lesson_links(lesson: Lesson) -> list[tuple[str, dict[str, str]]]:
+    """A link for the lesson (its failing setting) and one for each repair, with a label."""
+    out = [(f"{lesson.title} (failing)", {"lesson": lesson.name})]
+    for n, move in enumerate(lesson.repairs, 1):
+        out.append((f"Repair {n}: {move.label}", {"lesson": lesson.name, "repair": str(n)}))
+    return out
+
+
+PRESENTATION_CSS = """<style>
+section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stSidebarCollapseButton"], [class*="st-key-ce_hide_"] { display: none !important; }
+[data-testid="stMain"] { font-size: 1.3rem; }
+[data-testid="stMain"] p, [data-testid="stMain"] li { font-size: 1.3rem; line-height: 1.5; }
+.st-key-ce_lesson h2 { font-size: 2.4rem; }
+.st-key-ce_lesson .ce-question { font-size: 1.8rem; font-weight: 600; margin: 0.2em 0 0.4em; }
+[data-testid="stAlert"] p { font-size: 1.5rem; }
+.ce-doc { font-size: 1.35rem !important; line-height: 1.7 !important; }
+</style>"""
+"""Presentation mode: the sidebar folded away, only the lesson, the question, the verdict and the
+document, in larger text for a projector (the parts shown otherwise sit in containers whose key
+starts with ``ce_hide_``)."""
 
 
 def query_keys(source: str) -> tuple[str, str]:
@@ -953,9 +1066,21 @@ def link_params(
     chunk: int | None,
     view: str,
     page: int | None,
+    lesson: str | None = None,
+    repair: int | None = None,
+    present: bool = False,
 ) -> dict[str, str]:
-    """The main page's view as URL query parameters (see :func:`read_link`)."""
-    out = {"doc": source}
+    """The main page's view as URL query parameters (see :func:`read_link`). ``lesson`` names a
+    lesson the view is at (its failing setting, or after ``repair``); ``present`` asks for
+    presentation mode."""
+    out: dict[str, str] = {}
+    if lesson is not None:
+        out["lesson"] = lesson
+        if repair:
+            out["repair"] = str(repair)
+    if present:
+        out["present"] = "1"
+    out["doc"] = source
     if uploaded:
         out["upload"] = "1"
     spec = config.to_spec()
@@ -992,13 +1117,33 @@ def _whole(text: str | None, low: int, high: int) -> int | None:
 
 
 def read_link(
-    params: Mapping[str, Any], *, samples: Collection[str], uploads: Collection[str]
+    params: Mapping[str, Any],
+    *,
+    samples: Collection[str],
+    uploads: Collection[str],
+    lessons: Mapping[str, Lesson] | None = None,
 ) -> Link:
-    """The session state a link's query parameters stand for (none: an empty :class:`Link`)."""
+    """The session state a link's query parameters stand for (none: an empty :class:`Link`).
+
+    A link naming one of ``lessons`` (``lesson=NAME``, and ``repair=N``) opens that lesson at its
+    failing setting or after repair N; its document, question, evidence and settings are then the
+    lesson's, whatever else the link says.
+    """
     if not params:
         return Link({})
     out: dict[str, Any] = {}
     notes = []
+    if _one(params, "present") == "1":
+        out["present"] = True
+    name = _one(params, "lesson")
+    lesson = (lessons or {}).get(name or "")
+    if name is not None and lesson is None:
+        notes.append(f"There is no lesson {name!r} here; the link's own settings are shown.")
+    if lesson is not None:
+        repair = _whole(_one(params, "repair"), 0, len(lesson.repairs))
+        out.update(lesson_state(lesson, repair or None))
+        _view_params(params, out)
+        return Link(out, " ".join(notes) or None)
     source = _one(params, "doc")
     if source is not None and (source in samples or source in uploads):
         out["source"] = source
@@ -1027,6 +1172,12 @@ def read_link(
         out["budget"] = None
     elif budget is not None and budget.isdigit() and int(budget) in BUDGETS:
         out["budget"] = int(budget)
+    _view_params(params, out)
+    return Link(out, " ".join(notes) or None)
+
+
+def _view_params(params: Mapping[str, Any], out: dict[str, Any]) -> None:
+    """The selected chunk, the view and the PDF page a link names, into ``out``."""
     chunk = _whole(_one(params, "chunk"), 0, 10**9)
     if chunk is not None:
         out["chunk"] = chunk
@@ -1036,7 +1187,6 @@ def read_link(
     page = _whole(_one(params, "page"), 1, 10**6)
     if page is not None:
         out["page"] = page
-    return Link(out, " ".join(notes) or None)
 
 
 def link_url(base: str | None, params: Mapping[str, str]) -> str:
