@@ -60,7 +60,7 @@ QUESTIONS = [
 def parts() -> list[tuple[str, str]]:
     """``(title, markdown)`` parts of every Markdown document of the benchmark texts: its
     paragraphs in order, cut into parts of at least :data:`PART_CHARS` characters."""
-    out = []
+    out: list[tuple[str, str]] = []
     for path in sorted(SOURCES.glob("*.md")):
         chunk: list[str] = []
         size = 0
@@ -131,7 +131,7 @@ def measure(n: int, store_dir: str, run: str) -> dict[str, Any]:
         out["index_s"] = time.perf_counter() - t
         emb.model  # noqa: B018 - questions are new to every run: the model embeds them
         corpus.answer("a first question, not timed", budget=1024, k=None)
-        lat = []
+        lat: list[float] = []
         for q in QUESTIONS * 2:
             t = time.perf_counter()
             corpus.answer(f"{q} ({run}, {len(lat)})", budget=1024, k=None)
