@@ -240,6 +240,8 @@ class Corpus:
             self._offsets.append(total)
             total += len(self._retrievers[name].chunks)
         self._size = total
+        self._where = [(n, i) for n in self.names for i in range(len(self._retrievers[n].chunks))]
+        """The document and chunk index of each place of the corpus's score list."""
         self._bm25: Bm25 | None = None
 
     def __len__(self) -> int:
@@ -320,9 +322,7 @@ class Corpus:
             lo = self._offsets[n]
             hi = lo + len(self._retrievers[name].chunks)
             total += carried(scores[lo:hi], config.carry)
-        where = [
-            (name, i) for name in self.names for i in range(len(self._retrievers[name].chunks))
-        ]
+        where = self._where
         order = sorted(range(self._size), key=lambda j: (-total[j], j))
         return [
             CorpusHit(
