@@ -271,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
             fig.write_image(out / "figure.png", width=900, height=500)
             image = "\n![Corpus scaling](benchmarks/corpus_scaling/figure.png)\n"
         except Exception as exc:  # kaleido missing or broken: the JSON is written
-            image = f"\n(The figure is `benchmarks/corpus_scaling/figure.json`; no PNG: {exc}.)\n"
+            why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            image = f"\nThe figure: `benchmarks/corpus_scaling/figure.json` (no PNG: {why})\n"
         write_section(text + image)
     return 0
 
