@@ -28,13 +28,15 @@ from explorer.chunking.export import chunk_record, manifest
 from explorer.chunking.measures import UNITS
 from explorer.chunking.splitters import SPLITTERS, split
 from explorer.config import Config
+from explorer.documents.corpus import Skipped
 from explorer.documents.load import load_path
 from explorer.documents.model import Document
-from explorer.errors import EmbeddingError, ExplorerError, SettingsError
+from explorer.errors import DocumentError, EmbeddingError, ExplorerError, SettingsError
 from explorer.evaluation.compare import parse_int_list
 from explorer.evaluation.coverage import (
     DEFAULT_BUDGETS,
     DEFAULT_KS,
+    SCOPES,
     EvalReport,
     Workspace,
     evaluate,
@@ -42,6 +44,7 @@ from explorer.evaluation.coverage import (
     sweep,
 )
 from explorer.evaluation.queries import load_queries
+from explorer.evaluation.reach import DocumentReach, retrieval_map, retrieval_map_json
 from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
 
 SWITCHES = ("heading_prefix", "section", "merge", "table_headers", "fill")
@@ -176,8 +179,19 @@ def build_parser() -> argparse.ArgumentParser:
         "query",
         help="answer a question: hits, the context an LLM receives, the evidence, the verdict",
     )
-    query.add_argument("path")
-    query.add_argument("question")
+    query.add_argument(
+        "args",
+        nargs="*",
+        metavar="[PATH] QUESTION",
+        help="the document and the question; with --docs, the question only",
+    )
+    query.add_argument(
+        "--docs",
+        nargs="+",
+        metavar="FOLDER_OR_PATH",
+        help="retrieve from all these documents at once (folders: every file in them; files "
+        "that cannot be used are listed on stderr); the question may follow the paths",
+    )
     query.add_argument(
         "--evidence",
         action="append",
@@ -278,6 +292,13 @@ def _eval_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--docs", required=True, help="the folder the queries' doc names refer to")
     p.add_argument(
+        "--scope",
+        choices=SCOPES,
+        default="document",
+        help="document: each question retrieves from the document it names (default); corpus: "
+        "from every document in --docs at once",
+    )
+    p.add_argument(
         "--k", type=_ints(1), default=DEFAULT_KS, help='hits at most, e.g. "1,3,5" (default)'
     )
     p.add_argument(
@@ -298,17 +319,67 @@ def _load(path: str) -> Document:
     return doc
 
 
+def _skipped(skipped: Sequence[Skipped]) -> None:
+    """One ``skipped:`` line on stderr per file that could not be used, with its reason."""
+    for s in skipped:
+        print(f"skipped: {s.reason}", file=sys.stderr)
+
+
+def _query_what(args: argparse.Namespace) -> tuple[str | None, str]:
+    """The path (None with --docs) and the question of ``query``'s positional arguments."""
+    rest = list(args.args)
+    if args.docs is not None:
+        if not rest and len(args.docs) > 1:  # --docs took the question too: it is the last
+            rest = [args.docs.pop()]
+        if len(rest) != 1:
+            raise SettingsError(
+                "with --docs, give the question once, e.g. "
+                'query --docs queries/docs "How long is the refund window?"'
+            )
+        return None, rest[0]
+    if len(rest) != 2:
+        raise SettingsError('give the document and the question, e.g. query doc.md "question"')
+    return rest[0], rest[1]
+
+
 def run_query(args: argparse.Namespace, config: Config) -> dict[str, Any]:
     if args.k < 1:
         raise SettingsError(f"--k must be at least 1, got {args.k}")
     if args.budget is not None and args.budget < 1:
         raise SettingsError(f"--budget must be at least 1, got {args.budget}")
-    doc = _load(args.path)
+    path, question = _query_what(args)
+    if path is None:
+        return run_corpus_query(args, config, question)
+    doc = _load(path)
     ready = Retriever(doc, config)
-    answer = ready.answer(args.question, args.evidence, k=args.k, budget=args.budget)
+    answer = ready.answer(question, args.evidence, k=args.k, budget=args.budget)
     out = answer.to_json(ready.chunks)
     out["document"] = manifest(doc, config.chunking, ready.chunks)["document"]
     out["chunks"] = len(ready.chunks)
+    return out
+
+
+def run_corpus_query(args: argparse.Namespace, config: Config, question: str) -> dict[str, Any]:
+    """``query --docs``: the question answered from every document that loads."""
+    from explorer.corpus import Corpus
+    from explorer.documents.corpus import load_paths
+
+    loaded = load_paths(args.docs)
+    _skipped(loaded.skipped)
+    for doc in loaded.documents:
+        for warning in doc.warnings:
+            print(f"warning: {doc.name}: {warning}", file=sys.stderr)
+    if not loaded.documents:
+        raise DocumentError("none of the files given could be used as a document (see above)")
+    corpus = Corpus(loaded.documents, config)
+    answer = corpus.answer(question, args.evidence, k=args.k, budget=args.budget)
+    out = answer.to_json(corpus.chunks)
+    out["documents"] = [
+        {**manifest(d, config.chunking, corpus.chunks[d.name])["document"], "path": str(p)}
+        for d, p in zip(loaded.documents, loaded.paths, strict=True)
+    ]
+    out["skipped"] = [{"path": str(s.path), "reason": s.reason} for s in loaded.skipped]
+    out["chunks"] = corpus.size
     return out
 
 
@@ -322,8 +393,13 @@ def _progress(fraction: float, message: str) -> None:
 def _print_report(report: EvalReport, out: TextIO) -> None:
     c = report.counts()
     cfg = report.config.to_json()
+    where = (
+        f"scope: corpus ({len(report.documents)} documents, every question searches all)\n"
+        if report.scope == "corpus"
+        else ""
+    )
     out.write(
-        f"{cfg['splitter']} {cfg['unit']} size={cfg['size']} overlap={cfg['overlap']} "
+        where + f"{cfg['splitter']} {cfg['unit']} size={cfg['size']} overlap={cfg['overlap']} "
         f"retriever={cfg['retriever']} carry={cfg['carry']:g} merge={cfg['merge']} "
         f"table_headers={cfg['table_headers']} fill={cfg['fill']}\n"
         f"{c['queries']} queries ({c['scored_queries']} scored), {c['evidence_phrases']} evidence "
@@ -335,6 +411,19 @@ def _print_report(report: EvalReport, out: TextIO) -> None:
         out.write(f"  coverage@{k:<5d} {v:6.3f}   recall {rec:6.3f}   iou {iou:6.3f}\n")
     for b, v in report.coverage_at_budget.items():
         out.write(f"  coverage@{b} tokens {v:6.3f}\n")
+
+
+def _print_reach(reach: dict[str, DocumentReach], k: int, out: TextIO) -> None:
+    """Per document, the share of its text no question's context reaches, and the chunks
+    retrieved for many unrelated questions."""
+    out.write(f"retrieval map at k={k} (never reached; retrieved for unrelated questions)\n")
+    for name, d in reach.items():
+        often = ", ".join(f"chunk {c.index} ({c.unrelated}/{c.questions})" for c in d.always)
+        out.write(
+            f"  {name}: {d.never_fraction:6.1%} never reached"
+            + (f"; {often}" if often else "")
+            + "\n"
+        )
 
 
 @contextlib.contextmanager
@@ -415,14 +504,32 @@ def run_cache(args: argparse.Namespace, out: TextIO) -> int:
 def run_eval(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     queries = load_queries(args.queries)
     workspace = Workspace(Path(args.docs))
+    if args.scope == "corpus":
+        workspace.names()  # read the folder now, to list what is skipped before the work
+        _skipped(workspace.skipped)
     with _embedding_count(config):
         report = evaluate(
-            queries, workspace, config, ks=args.k, budgets=args.budget, progress=_progress
+            queries,
+            workspace,
+            config,
+            ks=args.k,
+            budgets=args.budget,
+            progress=_progress,
+            scope=args.scope,
         )
+    k = max(report.ks)
+    reach = retrieval_map(report, workspace, k=k)
     if args.json:
-        out.write(json.dumps(report.to_json(workspace), ensure_ascii=False) + "\n")
+        result = report.to_json(workspace)
+        if args.scope == "corpus":
+            result["skipped"] = [
+                {"path": str(s.path), "reason": s.reason} for s in workspace.skipped
+            ]
+        result["retrieval_map"] = retrieval_map_json(reach, k=k, budget=None)
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
         _print_report(report, out)
+        _print_reach(reach, k, out)
     if args.min_coverage is not None:
         got = report.coverage_at_k[max(report.ks)]
         if got < args.min_coverage:
@@ -440,7 +547,7 @@ def run_sweep(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     with _embedding_count(config):
         reports = sweep(
             queries, workspace, config, sizes=args.sizes, overlaps=args.overlaps, ks=args.k,
-            budgets=args.budget, progress=_progress,
+            budgets=args.budget, progress=_progress, scope=args.scope,
         )  # fmt: skip
     rows = [summary_row(r) for r in reports]
     if args.json:

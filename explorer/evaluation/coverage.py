@@ -37,6 +37,8 @@ from explorer.answer import Answer, Retriever, hit_json
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk, split
 from explorer.config import Config
+from explorer.corpus import Corpus, CorpusAnswer
+from explorer.documents.corpus import Skipped, load_folder
 from explorer.documents.load import load_path
 from explorer.documents.model import Document
 from explorer.errors import QuerySetError, SettingsError
@@ -44,6 +46,8 @@ from explorer.evaluation.queries import Query
 from explorer.progress import Progress, quiet, scaled
 from explorer.retrieval.context import Span, union
 
+SCOPES = ("document", "corpus")
+"""Where a question's answer is retrieved from: the document it names, or every document."""
 DEFAULT_KS = (1, 3, 5)
 DEFAULT_BUDGETS = (512, 1024)
 MODEL_NOTE = "loading the embedding model (about 15 s the first time)"
@@ -66,13 +70,14 @@ def holds(located: Sequence[Sequence[Span]], context: Sequence[Span]) -> bool:
 
 
 def char_metrics(
-    located: Sequence[Sequence[Span]], retrieved: Sequence[Span]
+    located: Sequence[Sequence[Span]], retrieved: Sequence[Span], *, elsewhere: int = 0
 ) -> tuple[float, float, float]:
     """Recall, precision and IoU of the evidence characters in ``retrieved``.
 
     ``retrieved`` are the spans each hit brings, counted *with multiplicity* for precision and
     IoU (as Chroma's evaluation counts overlapping chunks); each phrase is scored on its
-    best-covered occurrence.
+    best-covered occurrence. ``elsewhere`` are characters retrieved from other documents (in a
+    corpus): they hold none of the evidence but count as retrieved.
     """
     phrases = [occ for occ in located if occ]
     merged = union(retrieved)
@@ -83,7 +88,7 @@ def char_metrics(
     evidence = union(best)
     total = sum(e - s for s, e in evidence)
     inter = sum(_overlap_len(sp, merged) for sp in evidence)
-    size = sum(e - s for s, e in retrieved)
+    size = sum(e - s for s, e in retrieved) + elsewhere
     recall = inter / total if total else 0.0
     precision = inter / size if size else 0.0
     iou = inter / (size + total - inter) if size + total else 0.0
@@ -92,7 +97,13 @@ def char_metrics(
 
 @dataclass(frozen=True)
 class QueryResult:
-    """One query's answers at every k and budget of a report."""
+    """One query's answers at every k and budget of a report.
+
+    In corpus scope, ``at_k`` and ``at_budget`` hold the part of each corpus answer that lies in
+    the query's document (:attr:`explorer.corpus.CorpusAnswer.answers`: its hits with their
+    corpus ranks, its context, the evidence located in it), so coverage reads the same in both
+    scopes; the whole answers are in ``corpus_at_k`` and ``corpus_at_budget``.
+    """
 
     query: Query
     located: tuple[tuple[Span, ...], ...]
@@ -102,10 +113,14 @@ class QueryResult:
     at_budget: Mapping[int, Answer]
     """The answer within each token budget, no k."""
     chunk_spans: tuple[Span, ...]
-    """What each of the first hits brings into the context (widened), in rank order."""
+    """What each of the first hits brings into the context (widened), in rank order; in corpus
+    scope, a hit in another document brings ``(0, 0)`` (nothing of this document)."""
     recall_at_k: Mapping[int, float]
     precision_at_k: Mapping[int, float]
     iou_at_k: Mapping[int, float]
+    corpus_at_k: Mapping[int, CorpusAnswer] = field(default_factory=dict)
+    """In corpus scope, the answer from every document with the top k hits (else empty)."""
+    corpus_at_budget: Mapping[int, CorpusAnswer] = field(default_factory=dict)
 
     @property
     def scored(self) -> bool:
@@ -143,6 +158,29 @@ class Workspace:
     _docs: dict[str, Document] = field(default_factory=dict)
     _chunks: dict[tuple[str, str], list[Chunk]] = field(default_factory=dict)
     _retrievers: dict[tuple[str, str], Retriever] = field(default_factory=dict)
+    _corpora: dict[tuple[tuple[str, ...], str], Corpus] = field(default_factory=dict)
+    _folder: tuple[tuple[str, ...], tuple[Skipped, ...]] | None = None
+
+    def names(self) -> tuple[str, ...]:
+        """Every document: those loaded already (``documents``), then every file of
+        ``docs_dir`` that loads (:func:`explorer.documents.load_folder`), in name order."""
+        return tuple(dict.fromkeys([*self.documents, *self._read_folder()[0]]))
+
+    @property
+    def skipped(self) -> tuple[Skipped, ...]:
+        """The files of ``docs_dir`` that :meth:`names` could not load, each with its reason."""
+        return self._read_folder()[1]
+
+    def _read_folder(self) -> tuple[tuple[str, ...], tuple[Skipped, ...]]:
+        if self._folder is None:
+            if self.docs_dir is None:
+                self._folder = ((), ())
+            else:
+                loaded = load_folder(self.docs_dir)
+                for doc in loaded.documents:
+                    self._docs.setdefault(doc.name, doc)
+                self._folder = (loaded.names, loaded.skipped)
+        return self._folder
 
     def document(self, name: str) -> Document:
         if name in self.documents:
@@ -183,6 +221,19 @@ class Workspace:
             )
         return self._retrievers[key].using(config)
 
+    def corpus(self, config: Config, names: Sequence[str] | None = None) -> Corpus:
+        """The named documents (default: all, :meth:`names`) as one :class:`Corpus`, made of the
+        same retrievers as each document's own (nothing is chunked or embedded again)."""
+        names = tuple(names if names is not None else self.names())
+        key = (names, config.index_key())
+        if key not in self._corpora:
+            self._corpora[key] = Corpus(
+                {n: self.document(n) for n in names},
+                config,
+                retrievers={n: self.retriever(n, config) for n in names},
+            )
+        return self._corpora[key].using(config)
+
     def prepare(self, names: Sequence[str], config: Config, progress: Progress = quiet) -> None:
         """Chunk every named document and, for dense or hybrid ranking, embed what is new, with
         progress through the slow steps (the embedding, mostly)."""
@@ -220,9 +271,14 @@ class EvalReport:
     budgets: tuple[int, ...]
     results: tuple[QueryResult, ...]
     chunks: int
-    """Chunks made over all documents the queries name."""
+    """Chunks made over all documents searched (those the queries name, or the corpus)."""
     index_tokens: int
     """cl100k tokens over all those chunks (what an index would hold)."""
+    scope: str = "document"
+    """``document``: each question retrieves from the document it names; ``corpus``: from all
+    of :attr:`documents`."""
+    documents: tuple[str, ...] = ()
+    """The documents searched: those the queries name, or the whole corpus."""
 
     def _mean_of(self, metric: str, key: int) -> float:
         scored = [r for r in self.results if r.scored]
@@ -255,7 +311,20 @@ class EvalReport:
         """The report as JSON; with ``workspace``, each answer lists its hits in full."""
         count = get_measure("tokens").count
 
-        def answer(r: QueryResult, a: Answer) -> dict[str, Any]:
+        def answer(r: QueryResult, a: Answer, whole: CorpusAnswer | None) -> dict[str, Any]:
+            if whole is not None:  # corpus scope: the context and hits of every document
+                return {
+                    "context": [list(sp) for sp in whole.context],
+                    "tokens": whole.tokens,
+                    "covered": holds(r.located, a.context),
+                    "verdict": whole.verdict,
+                    "hits": [
+                        {"doc": h.doc, **hit_json(h.hit, chunks(h.doc)[h.index], count)}
+                        if workspace is not None
+                        else [h.doc, h.rank]
+                        for h in whole.hits
+                    ],
+                }
             out: dict[str, Any] = {
                 "context": [list(sp) for sp in a.context],
                 "tokens": a.tokens,
@@ -263,13 +332,18 @@ class EvalReport:
                 "verdict": a.verdict,
             }
             if workspace is not None:
-                chunks = workspace.chunks(r.query.doc, self.config)
-                out["hits"] = [hit_json(h, chunks[h.index], count) for h in a.hits]
+                out["hits"] = [hit_json(h, chunks(r.query.doc)[h.index], count) for h in a.hits]
             else:
                 out["hits"] = [h.rank for h in a.hits]
             return out
 
+        def chunks(name: str) -> list[Chunk]:
+            assert workspace is not None
+            return workspace.chunks(name, self.config)
+
         return {
+            "scope": self.scope,
+            "documents": list(self.documents),
             "config": self.config.to_json(),
             "ks": list(self.ks),
             "budgets": list(self.budgets),
@@ -294,8 +368,11 @@ class EvalReport:
                         }
                         for e in next(iter(r.at_k.values())).evidence
                     ],
-                    "at_k": {str(k): answer(r, a) for k, a in r.at_k.items()},
-                    "at_budget": {str(b): answer(r, a) for b, a in r.at_budget.items()},
+                    "at_k": {str(k): answer(r, a, r.corpus_at_k.get(k)) for k, a in r.at_k.items()},
+                    "at_budget": {
+                        str(b): answer(r, a, r.corpus_at_budget.get(b))
+                        for b, a in r.at_budget.items()
+                    },
                 }
                 for r in self.results
             ],
@@ -315,9 +392,13 @@ def check_points(
 
 
 def score(
-    query: Query, retriever: Retriever, ks: Sequence[int], budgets: Sequence[int]
+    query: Query, retriever: Retriever | Corpus, ks: Sequence[int], budgets: Sequence[int]
 ) -> QueryResult:
-    """One query's answers at every k and budget, from one ranking."""
+    """One query's answers at every k and budget, from one ranking: of its document's chunks
+    (a :class:`Retriever`), or of every document's (a :class:`Corpus`, the evidence located in
+    the document the query names)."""
+    if isinstance(retriever, Corpus):
+        return _score_in(query, retriever, ks, budgets)
     ranking = tuple(retriever.rank(query.query))
     at_k = {
         k: retriever.answer(query.query, query.evidence, k=k, ranking=ranking, known=query.spans)
@@ -350,6 +431,51 @@ def score(
     )
 
 
+def _score_in(
+    query: Query, corpus: Corpus, ks: Sequence[int], budgets: Sequence[int]
+) -> QueryResult:
+    """:func:`score` over a corpus: the ranking of every document's chunks; coverage, recall and
+    the ranks needed read in the query's document, characters from others counted retrieved."""
+    name = query.doc
+    ranking = tuple(corpus.rank(query.query))
+
+    def ask(k: int | None, budget: int | None) -> CorpusAnswer:
+        return corpus.answer(
+            query.query,
+            query.evidence,
+            k=k,
+            budget=budget,
+            ranking=ranking,
+            known=query.spans,
+            doc=name,
+        )
+
+    whole_k = {k: ask(k, None) for k in ks}
+    whole_b = {b: ask(None, b) for b in budgets}
+    at_k = {k: a.answers[name] for k, a in whole_k.items()}
+    at_budget = {b: a.answers[name] for b, a in whole_b.items()}
+    located = tuple(e.spans for e in at_k[ks[0]].evidence)
+    deepest = max((len(a.hits) for a in [*whole_k.values(), *whole_b.values()]), default=0)
+    own = [corpus.pieces([h], merge=False) for h in ranking[: max(deepest, max(ks))]]
+    metrics = {}
+    for k in ks:
+        here = [(p.start, p.end) for ps in own[:k] for p in ps if p.doc == name]
+        other = sum(p.end - p.start for ps in own[:k] for p in ps if p.doc != name)
+        metrics[k] = char_metrics(located, here, elsewhere=other)
+    return QueryResult(
+        query=query,
+        located=located,
+        at_k=at_k,
+        at_budget=at_budget,
+        chunk_spans=tuple((ps[0].start, ps[0].end) if ps[0].doc == name else (0, 0) for ps in own),
+        recall_at_k={k: m[0] for k, m in metrics.items()},
+        precision_at_k={k: m[1] for k, m in metrics.items()},
+        iou_at_k={k: m[2] for k, m in metrics.items()},
+        corpus_at_k=whole_k,
+        corpus_at_budget=whole_b,
+    )
+
+
 def evaluate(
     queries: Sequence[Query],
     workspace: Workspace,
@@ -358,16 +484,33 @@ def evaluate(
     ks: Sequence[int] = DEFAULT_KS,
     budgets: Sequence[int] = DEFAULT_BUDGETS,
     progress: Progress = quiet,
+    scope: str = "document",
 ) -> EvalReport:
-    """Chunk every document the queries name, answer each query at every k and budget, and
-    score it. ``progress`` moves through chunking, embedding and the queries."""
+    """Chunk every document searched, answer each query at every k and budget, and score it.
+    ``progress`` moves through chunking, embedding and the queries.
+
+    ``scope="document"``: each query retrieves from the document it names (only those are
+    chunked); ``"corpus"``: from every document of the workspace (:meth:`Workspace.names`) at
+    once, as one :class:`~explorer.corpus.Corpus`.
+    """
+    if scope not in SCOPES:
+        raise SettingsError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
     ks, budgets = check_points(ks, budgets)
-    names = sorted({q.doc for q in queries})
+    if scope == "corpus":
+        names = list(workspace.names())
+        for q in queries:
+            if q.doc not in names:
+                workspace.document(q.doc)  # says where it was looked for
+                names.append(q.doc)  # loaded by name, as in document scope
+    else:
+        names = sorted({q.doc for q in queries})
     workspace.prepare(names, config, scaled(progress, 0.0, 0.8))
+    corpus = workspace.corpus(config, names) if scope == "corpus" else None
     results = []
     for n, q in enumerate(queries):
         progress(0.8 + 0.2 * n / max(len(queries), 1), f"query {q.id}")
-        results.append(score(q, workspace.retriever(q.doc, config), ks, budgets))
+        searched = corpus if corpus is not None else workspace.retriever(q.doc, config)
+        results.append(score(q, searched, ks, budgets))
     progress(1.0, "done")
     all_chunks = [c for name in names for c in workspace.chunks(name, config)]
     count = get_measure("tokens").count
@@ -378,6 +521,8 @@ def evaluate(
         results=tuple(results),
         chunks=len(all_chunks),
         index_tokens=sum(count(c.text) for c in all_chunks),
+        scope=scope,
+        documents=tuple(names),
     )
 
 
@@ -408,8 +553,10 @@ def sweep(
     ks: Sequence[int] = DEFAULT_KS,
     budgets: Sequence[int] = DEFAULT_BUDGETS,
     progress: Progress = quiet,
+    scope: str = "document",
 ) -> list[EvalReport]:
-    """Evaluate every (size, overlap) cell with ``overlap < size``; embeddings are shared."""
+    """Evaluate every (size, overlap) cell with ``overlap < size`` (in ``scope``, as
+    :func:`evaluate`); embeddings are shared."""
     cells = sweep_cells(sizes, overlaps)
     if not cells:
         raise SettingsError("the sweep has no cell with overlap smaller than size")
@@ -418,7 +565,11 @@ def sweep(
         config = base.replace(size=size, overlap=overlap)
         where = f"cell {n + 1} of {len(cells)} (size {size}, overlap {overlap}): "
         inner = scaled(progress, n / len(cells), (n + 1) / len(cells), where)
-        reports.append(evaluate(queries, workspace, config, ks=ks, budgets=budgets, progress=inner))
+        reports.append(
+            evaluate(
+                queries, workspace, config, ks=ks, budgets=budgets, progress=inner, scope=scope
+            )
+        )
     return reports
 
 

@@ -162,7 +162,7 @@ class ChunkIndex:
 
     def bm25(self) -> Any:
         if self._bm25 is None:
-            self._bm25 = _Bm25(self.texts)
+            self._bm25 = Bm25(self.texts)
         return self._bm25
 
     def rank(self, query: str, retriever: str = "hybrid", *, carry: float = 0.0) -> list[Hit]:
@@ -191,10 +191,15 @@ class ChunkIndex:
         return self.rank(query, retriever, carry=carry)[:k]
 
     def _dense_scores(self, query: str) -> list[float]:
+        if self.embedder is None:
+            raise SettingsError("dense retrieval needs an embedding model")
+        return self.dense_scores(self.embedder.embed_query(query))
+
+    def dense_scores(self, query_vector: Vectors) -> list[float]:
+        """Each chunk's cosine with ``query_vector`` (normalised, as the embedder makes it): its
+        own vector's, or the best of its passages'."""
         vecs = self.vectors()
-        assert self.embedder is not None
-        q = self.embedder.embed_query(query)
-        sims = [float(x) for x in vecs @ q]
+        sims = [float(x) for x in vecs @ query_vector]
         if self.dense == "chunks":
             return sims
         return [max(sims[lo:hi], default=-1.0) for lo, hi in self._held]
@@ -244,7 +249,7 @@ def combine(
     ]
 
 
-class _Bm25:
+class Bm25:
     """bm25s over the chunk texts: English stop words removed, Snowball-stemmed."""
 
     def __init__(self, texts: Sequence[str]) -> None:
