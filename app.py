@@ -74,13 +74,22 @@ def chunk(doc_key: str, settings_key: str, _doc: Document, _settings: ChunkSetti
     return split(_doc, _settings)
 
 
-@st.cache_resource(show_spinner="Loading the embedding model (the first time takes a while)…")
+@st.cache_resource(show_spinner=False)
+def embedder_of(model: str) -> Embedder:
+    """One embedder per model name, its model not loaded yet: its vectors are cached by exact
+    text, so a changed setting embeds only the chunks whose text changed, and kept in the
+    lasting index on disk, so reopening the app embeds nothing."""
+    return Embedder(model, store=shared_store())
+
+
 def load_embedder(model: str) -> Embedder:
-    """One embedder per model name: its vectors are cached by exact text, so a changed setting
-    embeds only the chunks whose text changed, and kept in the lasting index on disk, so
-    reopening the app embeds nothing. Raises EmbeddingError (not cached: retried)."""
-    emb = Embedder(model, store=shared_store())
-    emb.model  # noqa: B018 - load now, inside the spinner, and fail here if it cannot load
+    """The model's embedder with the model loaded (under a spinner the first time). Raises
+    EmbeddingError; a model that failed to load is tried again on the next run."""
+    emb = embedder_of(model)
+    if emb.loaded:
+        return emb
+    with st.spinner("Loading the embedding model (the first time takes a while)…"):
+        emb.model  # noqa: B018 - load now, and fail here if it cannot load
     return emb
 
 
@@ -249,6 +258,24 @@ def embedding_progress(what: str) -> tuple[Progress, DeltaGenerator]:
     return progress, bar
 
 
+def draw_early(answer: Answer, chunks: Sequence[Chunk], *, waiting: str) -> None:
+    """The BM25 answer shown while the embeddings are computed: its verdict and hits."""
+    st.caption(
+        f"**BM25 answer** while the model embeds {waiting}; the {state.retriever} answer "
+        "replaces it when they are done."
+    )
+    if answer.verdict:
+        kind = pipeline.verdict_kind(answer.verdict)
+        show = {"complete": st.success, "incomplete": st.error, "unchecked": st.warning}
+        show.get(kind, st.info)(answer.verdict[:1].upper() + answer.verdict[1:])
+    if answer.hits:
+        st.dataframe(
+            pipeline.hit_rows(answer.hits, chunks, count=measure("tokens").count),
+            hide_index=True,
+            key="early_hits",
+        )
+
+
 def semantic_chunks(doc: Document, settings: ChunkSettings, model: str) -> list[Chunk]:
     """Semantic chunks, embedding the sentence groups (with a progress bar) the first time."""
     key = f"{content_key(doc)}|{settings.key()}|{model}"
@@ -284,16 +311,19 @@ if "link_read" not in state:  # a link opens the view it names (once, at the ses
     state.update(opened.state)
     state.link_note = opened.note
 state.setdefault("upload_error", None)
-for key, value in pipeline.state_of(START.config).items():
-    state.setdefault(key, value)
-state.setdefault("k", START.k)
-state.setdefault("budget", START.budget)
-state.setdefault("view", "Query hits")
+WIDGETS = pipeline.state_of(START.config) | {
+    "k": START.k,
+    "budget": START.budget,
+    "view": "Query hits",
+    "source": None,
+    "only_flagged": False,
+    "raw": False,
+    "pdf_view": "Page image",
+    "page": 1,
+}
+"""The main page's widgets and their starting values (kept across visits to other pages)."""
+pipeline.persist(state, WIDGETS, kept="main_kept")
 state.setdefault("queries", {})  # document -> (question, evidence) last typed for it
-state.setdefault("only_flagged", False)
-state.setdefault("raw", False)
-state.setdefault("pdf_view", "Page image")
-state.setdefault("page", 1)
 state.setdefault("chunk", None)
 
 
@@ -760,23 +790,42 @@ hits: list[Hit] = []
 results: list[evidence.Evidence] = []
 context: list[tuple[int, int]] = []
 if question and chunks:
+    early = st.empty()  # the BM25 answer, while the model loads and embeds
+    emb: Embedder | None = None
+    drew_early = False
     try:
-        emb = load_embedder(model) if config.retriever != "bm25" else None
+        emb = embedder_of(model) if config.retriever != "bm25" else None
         ready = retriever(doc_key, config.index_key(), doc, config, chunks, emb).using(config)
         if emb is not None:  # embed the texts not seen before, with a progress bar
+            emb.prefetch([*ready.index.dense_texts, question])  # the lasting index first
             todo = len({t for t in ready.index.dense_texts if not emb.cached(t)})
+            what = "passages" if config.dense == "passages" else "chunk texts"
+            if todo or not (emb.loaded or emb.cached(question)):
+                lexical = config.replace(retriever="bm25")
+                first = retriever(doc_key, lexical.index_key(), doc, lexical, chunks, None)
+                with early.container(border=True, key="early_answer"):
+                    draw_early(
+                        first.using(lexical).answer(
+                            question, phrases, k=state.k, budget=state.budget
+                        ),
+                        chunks,
+                        waiting=f"{todo:,} {what}" if todo else "the question",
+                    )
+                drew_early = True
+            if todo or not emb.cached(question):
+                load_embedder(model)
             if todo:
-                what = "passages" if config.dense == "passages" else "chunk texts"
                 progress, bar = embedding_progress(f"{todo:,} {what} with {model}")
                 try:
                     emb.embed(ready.index.dense_texts, progress=progress)
                 finally:
                     bar.empty()
         answer = ready.answer(question, phrases, k=state.k, budget=state.budget)
+        early.empty()  # the full answer replaces the BM25 one
     except ExplorerError as exc:
         st.error(
             f"{pipeline.md_text(str(exc))}  \nThe {config.retriever} retriever needs the model; "
-            "bm25 works without it."
+            "bm25 works without it" + (" (its answer is shown above)." if drew_early else ".")
         )
     if answer is not None:
         ranking, hits = list(answer.ranking), list(answer.hits)
@@ -1144,3 +1193,5 @@ right.download_button(
     mime="application/json",
     on_click="ignore",
 )
+
+state.main_kept.update({key: state[key] for key in WIDGETS if key in state})  # this run's last word

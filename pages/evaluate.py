@@ -175,21 +175,6 @@ def side_defaults(side: str) -> dict[str, Any]:
     return pipeline.state_of(config, prefix=f"ab_{side}_")
 
 
-def persist(defaults: dict[str, Any]) -> None:
-    """Give every widget key its current, kept or default value, and keep it."""
-    kept = state.setdefault(KEPT, {})
-    for key, default in defaults.items():
-        if key in state:
-            value = state[key]
-        elif key in kept:
-            value = kept[key]
-        elif default is not None:
-            value = default
-        else:
-            continue  # no value yet: the page picks one when it draws the widget
-        state[key] = kept[key] = value
-
-
 SWEEP_BASE = Config().replace(splitter="recursive", overlap=0)
 """The sweep starts on the recursive splitter: its cells differ only in size and overlap."""
 WIDGETS = (
@@ -210,7 +195,7 @@ WIDGETS = (
     "sw_budget": DEFAULT_BUDGETS[0],
     "sw_cell": None,
 }
-persist(WIDGETS)
+pipeline.persist(state, WIDGETS, kept=KEPT)
 if "eval_link_read" not in state:  # a link to an A/B opens it: both configurations and k
     state.eval_link_read = True
     link_note = None

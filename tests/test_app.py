@@ -589,3 +589,21 @@ def test_a_folder_fingerprint_changes_when_a_file_does(tmp_path: Path) -> None:
     assert pipeline.folder_fingerprint(tmp_path / "missing") == pipeline.folder_fingerprint(
         tmp_path / "also-missing"
     )
+
+
+def test_the_main_pages_settings_survive_a_visit_to_the_evaluate_page() -> None:
+    # Streamlit drops the state of widgets a run does not draw; the page keeps its own copy.
+    # (Values preset through at.session_state are set again on every run, so widgets set them.)
+    at = open_app(retriever="bm25")
+    at.selectbox(key="splitter").set_value("recursive").run()
+    at.slider(key="size").set_value(300).run()
+    at.selectbox(key="source").set_value("writing-guide.md").run()
+    at.toggle(key="only_flagged").set_value(True).run()
+    at.switch_page("pages/evaluate.py").run()
+    assert not at.exception
+    at.switch_page("app.py").run()
+    assert_ok(at)
+    assert at.slider(key="size").value == 300
+    assert at.selectbox(key="source").value == "writing-guide.md"
+    assert at.toggle(key="only_flagged").value is True
+    assert at.selectbox(key="splitter").value == "recursive"

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.answer import Retriever
+from explorer.answer import Retriever, ask
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import ChunkSettings, split
 from explorer.config import Config
@@ -395,7 +395,22 @@ def test_a_model_that_cannot_load_gives_one_error_and_bm25_still_works() -> None
     assert_no_exception(at)
     [message] = errors(at)
     assert "cannot load embedding model 'no-such/model-anywhere' offline" in message
-    assert "bm25 works without it" in message
+    assert "bm25 works without it (its answer is shown above)" in message
+    # the BM25 answer drawn before the model was tried stays: its verdict and its hits
+    _, _, bm25_alone = library_ranking(DEMO.question, DEMO.settings)
+    assert list(hits_table(at)["chunk"]) == [h.index for h in bm25_alone[: DEMO.k]]
+    assert any(c.value.startswith("**BM25 answer** while the model embeds") for c in at.caption)
+    lexical = ask(
+        load_path(SAMPLES / FIRST),
+        DEMO.question,
+        DEMO.evidence,
+        config=DEMO.config.replace(retriever="bm25"),
+        k=DEMO.k,
+        budget=DEMO.budget,
+    )
+    assert lexical.verdict is not None
+    shown = "success" if lexical.complete else "error"
+    assert lexical.verdict[:1].upper() + lexical.verdict[1:] in verdicts(at)[shown]
     assert int(next(m.value for m in at.metric if m.label == "Chunks")) > 0  # still usable
     at.selectbox(key="retriever").set_value("bm25").run()
     assert_no_exception(at)

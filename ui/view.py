@@ -546,6 +546,25 @@ def state_of(config: Config, *, prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def persist(state: Any, defaults: Mapping[str, Any], *, kept: str) -> None:
+    """Give every widget key its current, kept or default value, and keep it in ``state[kept]``.
+
+    Streamlit forgets the state of a widget that is not drawn in a run (a visit to another
+    page), so each page copies its widgets' values to a plain dict and back at every run.
+    """
+    store = state.setdefault(kept, {})
+    for key, default in defaults.items():
+        if key in state:
+            value = state[key]
+        elif key in store:
+            value = store[key]
+        elif default is not None:
+            value = default
+        else:
+            continue  # no value yet: the page picks one when it draws the widget
+        state[key] = store[key] = value
+
+
 def config_of(state: Any, *, prefix: str = "", base: Config | None = None) -> Config:
     """The configuration a page's widgets show: every flat setting found under ``prefix`` in
     ``state``, the others from ``base`` (default: the recommended configuration)."""

@@ -95,6 +95,11 @@ class Embedder:
         return self._model
 
     @property
+    def loaded(self) -> bool:
+        """The model is in memory (:attr:`model` loads it on first use)."""
+        return self._model is not None
+
+    @property
     def dimension(self) -> int:
         return int(self.model.get_embedding_dimension())
 
