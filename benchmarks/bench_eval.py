@@ -16,6 +16,8 @@ Peers: fixed 500-character windows, and LangChain's
 ``RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200)`` (its own chunks, located
 in the text). Prints coverage@k and coverage at 512 and 1,024 tokens; ``--markdown`` prints the
 table for the README. Embedding takes minutes on 2 cores: ``--retrievers bm25`` is quick.
+``--scope corpus`` has every question search all of its set's documents at once (``document``,
+the default, searches the one it names; ``document,corpus`` runs both).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from pathlib import Path
 from explorer.chunking.splitters import Chunk, ChunkSettings, chunks_from_texts, register
 from explorer.config import Config
 from explorer.documents.model import Document
-from explorer.evaluation.coverage import EvalReport, QueryResult, Workspace, evaluate
+from explorer.evaluation.coverage import SCOPES, EvalReport, QueryResult, Workspace, evaluate
 from explorer.evaluation.queries import load_queries
 
 REPO = Path(__file__).resolve().parents[1]
@@ -114,6 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--retrievers", default="bm25,hybrid", help="bm25, dense, hybrid")
     parser.add_argument("--only", default="", help="run only candidates whose name has this")
+    parser.add_argument(
+        "--scope",
+        default="document",
+        help="document (each question searches its own document), corpus (every question "
+        "searches all of the set's documents at once), or both: document,corpus",
+    )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument(
         "--by-kind",
@@ -126,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         help="read vectors from this .npz if it exists, and write every vector made back to it",
     )
     args = parser.parse_args(argv)
+    scopes = args.scope.split(",")
+    if not set(scopes) <= set(SCOPES):
+        print(f"error: --scope takes {' or '.join(SCOPES)}", file=sys.stderr)
+        return 2
     rows: list[tuple[str, str, str, EvalReport, float]] = []
     kinds: dict[str, dict[str, str]] = {}
     for set_name in args.sets.split(","):
@@ -143,27 +155,34 @@ def main(argv: list[str] | None = None) -> int:
             for cand in candidates(retriever):
                 if args.only and args.only not in cand.name:
                     continue
-                t0 = time.perf_counter()
-                report = evaluate(queries, ws, cand.config, ks=(1, 3, 5), budgets=(512, 1024))
-                dt = time.perf_counter() - t0
-                rows.append((set_name, retriever, cand.name, report, dt))
-                if cache is not None and retriever != "bm25":
-                    ws.embedder(Config()).save(cache)
-                if not args.markdown:
-                    _print_row(rows[-1])
-                    if args.by_kind:
-                        for kind, (n, c512, c1024) in by_kind(report, kinds[set_name]).items():
-                            print(f"    {kind:20s} n={n:3d} c@512={c512:.3f} c@1024={c1024:.3f}")
+                for scope in scopes:
+                    t0 = time.perf_counter()
+                    report = evaluate(
+                        queries, ws, cand.config, ks=(1, 3, 5), budgets=(512, 1024), scope=scope
+                    )
+                    dt = time.perf_counter() - t0
+                    rows.append((set_name, retriever, cand.name, report, dt))
+                    if cache is not None and retriever != "bm25":
+                        ws.embedder(Config()).save(cache)
+                    if not args.markdown:
+                        _print_row(rows[-1])
+                        if args.by_kind:
+                            for kind, (n, c512, c1024) in by_kind(report, kinds[set_name]).items():
+                                print(
+                                    f"    {kind:20s} n={n:3d} c@512={c512:.3f} c@1024={c1024:.3f}"
+                                )
     if args.markdown:
         print(
-            "| query set | retriever | configuration | chunks | coverage@1 | coverage@5 "
+            "| query set | scope | retriever | configuration | chunks | coverage@1 | coverage@5 "
             "| coverage@512 tok | coverage@1024 tok |"
         )
-        print("|---|---|---|---:|---:|---:|---:|---:|")
+        print("|---|---|---|---|---:|---:|---:|---:|---:|")
         for set_name, retriever, name, r, _dt in rows:
             ck, cb = r.coverage_at_k, r.coverage_at_budget
+            where = f"{r.scope} ({len(r.documents)} docs)"
             print(
-                f"| {set_name} ({r.counts()['queries']}) | {retriever} | {name} | {r.chunks} "
+                f"| {set_name} ({r.counts()['queries']}) | {where} | {retriever} | {name} "
+                f"| {r.chunks} "
                 f"| {ck[1]:.3f} | {ck[5]:.3f} | {cb[512]:.3f} | {cb[1024]:.3f} |"
             )
         if args.by_kind:
@@ -205,7 +224,7 @@ def _print_row(row: tuple[str, str, str, EvalReport, float]) -> None:
     set_name, retriever, name, r, dt = row
     ck, cb = r.coverage_at_k, r.coverage_at_budget
     print(
-        f"{set_name:6s} {retriever:6s} {name:46s} chunks={r.chunks:5d} "
+        f"{set_name:6s} {r.scope:8s} {retriever:6s} {name:46s} chunks={r.chunks:5d} "
         f"c@1={ck[1]:.3f} c@3={ck[3]:.3f} c@5={ck[5]:.3f} "
         f"c@512={cb[512]:.3f} c@1024={cb[1024]:.3f} ({dt:.0f} s)",
         flush=True,

@@ -2,11 +2,14 @@
 
 The public API::
 
-    from explorer import Config, ask, load_path, split
+    from explorer import Config, Corpus, ask, load_folder, load_path, split
 
     doc = load_path("sample_docs/refund-policy.md")
     chunks = split(doc, Config().chunking)
     answer = ask(doc, "How long do I have to ask for a refund?", evidence=["within seven days"])
+
+    corpus = Corpus(load_folder("queries/docs").documents)  # one ranking over every document
+    answer = corpus.answer("How long do I have to ask for a refund?", ["within seven days"])
 
 The library never imports streamlit, and ``import explorer`` stays cheap: tokenizers, PyMuPDF
 and sentence-transformers are imported inside the functions that need them.
@@ -15,7 +18,8 @@ and sentence-transformers are imported inside the functions that need them.
 from explorer.answer import Answer, Retriever, ask
 from explorer.chunking.splitters import Chunk, ChunkSettings, split
 from explorer.config import Config
-from explorer.documents import Document, load_document, load_path
+from explorer.corpus import Corpus, CorpusAnswer
+from explorer.documents import Document, load_document, load_folder, load_path
 from explorer.errors import (
     DocumentError,
     EmbeddingError,
@@ -30,6 +34,8 @@ __all__ = [
     "Chunk",
     "ChunkSettings",
     "Config",
+    "Corpus",
+    "CorpusAnswer",
     "Document",
     "DocumentError",
     "EmbeddingError",
@@ -40,6 +46,7 @@ __all__ = [
     "SettingsError",
     "ask",
     "load_document",
+    "load_folder",
     "load_path",
     "split",
 ]
