@@ -12,8 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
+# `make run ARGS="-- --docs DIR"` opens the Corpus page's folder on DIR.
 run: $(STAMP)
-	$(BIN)/streamlit run app.py
+	$(BIN)/streamlit run app.py $(ARGS)
 
 # The browser tests drive Debian's Chromium (Playwright's own browser download is not used).
 chromium:

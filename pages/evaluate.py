@@ -44,7 +44,7 @@ from explorer.evaluation.queries import Query, parse_queries
 from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
 from ui import evaluate_view, render
 from ui import view as pipeline
-from ui.view import describe_config
+from ui.view import describe_config, n_of
 
 st.set_page_config(page_title="Evaluate · Chunk Explorer", page_icon="🧩", layout="wide")
 
@@ -298,10 +298,6 @@ def run_failed(exc: Exception) -> str:
 
 def rank_text(located: bool, rank: int | None) -> str:
     return "not found" if not located else "never" if rank is None else str(rank)
-
-
-def n_of(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def pct(x: float) -> str:

@@ -756,6 +756,11 @@ def evidence_phrases(text: str) -> list[str]:
     return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
 
 
+def n_of(n: int, noun: str) -> str:
+    """``"1 hit"``, ``"3 hits"``, ``"1,200 chunks"``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def first_words(text: str, n: int = 12) -> str:
     words = text.split()
     return " ".join(words[:n]) + (" …" if len(words) > n else "")

@@ -1,0 +1,183 @@
+"""The Corpus page through ``AppTest``: documents from every source, the overview, one question
+over all of them with hits grouped by document, a hit opening its document on the main page,
+bad files listed, and the retrieval map of a query set.
+
+The app is opened on its main page (as a person opens it) with BM25, then the Corpus page is
+visited: it takes the main page's configuration."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.chunking.splitters import split
+from explorer.corpus import Corpus
+from explorer.documents.load import load_path
+from explorer.evaluation.coverage import Workspace, evaluate
+from explorer.evaluation.queries import load_queries
+from explorer.evaluation.reach import retrieval_map
+from tests.conftest import REPO, SAMPLES
+from ui import corpus_view as cv
+from ui import view as pipeline
+
+APP = str(REPO / "app.py")
+PAGE = "pages/corpus.py"
+EVAL_DOCS = REPO / "queries" / "docs"
+DEMO = pipeline.DEMO
+CONFIG = DEMO.config.replace(retriever="bm25")
+"""What the Corpus page uses: the main page's configuration as it opens, with BM25."""
+
+
+def corpus_page(**preset: object) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["retriever"] = "bm25"
+    at.run()
+    assert not at.exception
+    for key, value in preset.items():
+        at.session_state[key] = value
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def table(at: AppTest, column: str):  # type: ignore[no-untyped-def]
+    found = [d.value for d in at.dataframe if column in d.value.columns]
+    assert found, f"no table with a {column!r} column"
+    return found
+
+
+def samples() -> dict[str, object]:
+    return {p.name: load_path(p) for p in pipeline.sample_paths()}
+
+
+def test_it_opens_on_the_samples_with_their_overview() -> None:
+    at = corpus_page()
+    [overview] = table(at, "flagged")
+    docs = samples()
+    assert list(overview["document"]) == list(docs)
+    want = [len(split(d, CONFIG.chunking)) for d in docs.values()]  # type: ignore[arg-type]
+    assert list(overview["chunks"]) == want
+    assert int(next(m.value for m in at.metric if m.label == "Chunks")) == sum(want)
+    assert at.get("plotly_chart"), "the overview plot is drawn"
+
+
+def test_one_question_ranks_every_documents_chunks_and_groups_hits_by_document() -> None:
+    at = corpus_page()
+    corpus = Corpus(samples(), CONFIG)  # type: ignore[arg-type]
+    want = corpus.answer(DEMO.question, DEMO.evidence, k=5, budget=1024)
+    assert len({h.doc for h in want.hits}) >= 2, "the demo question reaches two documents"
+    shown = table(at, "first words")
+    groups = cv.group_hits(want)
+    assert [list(t["rank"]) for t in shown] == [[h.rank for h in g.hits] for g in groups]
+    assert [list(t["chunk"]) for t in shown] == [[h.index for h in g.hits] for g in groups]
+    [evidence] = table(at, "document")[-1:]
+    assert list(evidence["document"]) == [e.doc for e in want.evidence]
+    assert want.verdict is not None
+    verdict = want.verdict[:1].upper() + want.verdict[1:]
+    assert verdict in [e.value for e in (*at.success, *at.error)]
+
+
+def test_a_hit_opens_its_document_on_the_main_page_at_the_hit() -> None:
+    at = corpus_page()
+    corpus = Corpus(samples(), CONFIG)  # type: ignore[arg-type]
+    want = corpus.answer(DEMO.question, DEMO.evidence, k=5, budget=1024)
+    other = next(h for h in want.hits if h.doc != want.hits[0].doc)
+    at.button(key=f"cp_open_{other.rank}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["source"] == other.doc
+    assert at.session_state["chunk"] == other.index
+    assert at.selectbox(key="source").value == other.doc  # the main page is drawn
+    question = at.text_input(key=pipeline.query_keys(other.doc)[0])
+    assert question.value == DEMO.question
+    assert at.selectbox(key="splitter").value == CONFIG.chunking.splitter
+
+
+def test_uploads_join_and_bad_or_duplicate_files_are_listed(tmp_path: Path) -> None:
+    at = corpus_page(cp_samples=["refund-policy.md"])
+    uploader = at.get("file_uploader")[0]
+    files = [
+        ("notes.md", b"# Notes\n\nThe warranty lasts two years from delivery.\n", "text/markdown"),
+        ("empty.md", b"", "text/markdown"),
+        ("copy.md", (SAMPLES / "refund-policy.md").read_bytes(), "text/markdown"),
+    ]
+    uploader.set_value(files).run()  # type: ignore[attr-defined]
+    assert not at.exception, [e.value for e in at.exception]
+    [overview] = table(at, "flagged")
+    assert list(overview["document"]) == ["refund-policy.md", "notes.md"]
+    listed = " ".join(m.value for m in at.markdown)
+    assert "empty.md: the file is empty" in listed
+    assert "copy.md: a duplicate of refund-policy.md" in listed
+
+
+def test_a_folder_loads_and_its_unreadable_files_are_listed(tmp_path: Path) -> None:
+    shutil.copy(SAMPLES / "writing-guide.md", tmp_path / "guide.md")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    at = corpus_page(cp_samples=[], cp_folder=str(tmp_path))
+    [overview] = table(at, "flagged")
+    assert list(overview["document"]) == ["guide.md"]
+    assert "broken.pdf" in " ".join(m.value for m in at.markdown)
+
+
+def test_no_document_says_what_to_do() -> None:
+    at = corpus_page(cp_samples=[])
+    assert any("Choose documents" in i.value for i in at.info)
+
+
+def test_the_retrieval_map_of_a_query_set_tints_the_page() -> None:
+    names = [
+        "refund-policy.md",
+        "github-terms-of-service.md",
+        "curl-vulnerability-disclosure-policy.md",
+    ]
+    at = corpus_page(cp_samples=[], cp_eval_docs=names)
+    at.selectbox(key="cp_set").set_value("boundary-questions.json").run()
+    queries = [
+        q for q in load_queries(REPO / "queries" / "boundary-questions.json") if q.doc in names
+    ]
+    run = at.button(key="cp_map_run")
+    assert run.label == f"Run {len(queries)} questions"
+    run.click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    ws = Workspace(None, documents={n: load_path(EVAL_DOCS / n) for n in names})
+    report = evaluate(queries, ws, CONFIG, ks=(5,), budgets=(), scope="corpus")
+    reach = retrieval_map(report, ws)
+    [rows] = table(at, "never reached")
+    assert list(rows["document"]) == names
+    assert list(rows["never reached"]) == [f"{reach[n].never_fraction:.0%}" for n in names]
+    page = next(h.value for h in at.html if 'class="ce-doc' in h.value)
+    first = reach[names[0]]
+    assert first.never, "some of the refund policy is never reached"
+    assert page.count('title="no question&#x27;s context reaches this text"') + page.count(
+        'title="no question\'s context reaches this text"'
+    ) >= len(first.never)
+
+
+@pytest.mark.parametrize(
+    ("argv", "folder"),
+    [(["--docs", "/data/docs"], "/data/docs"), (["--docs=/x"], "/x"), (["--other"], "")],
+)
+def test_the_folder_given_on_the_command_line(argv: list[str], folder: str) -> None:
+    assert cv.docs_from_argv(argv) == folder
+
+
+def test_while_the_model_cannot_embed_the_bm25_answer_is_shown() -> None:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state["retriever"] = "bm25"
+    at.session_state["model"] = "no-such/model-anywhere"
+    at.run()
+    at.switch_page(PAGE).run()
+    kept = dict(at.session_state["main_kept"])
+    at.session_state["main_kept"] = {**kept, "retriever": "hybrid"}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    [message] = [e.value for e in at.error if not e.value.startswith("Incomplete")]
+    assert "cannot load embedding model 'no-such/model-anywhere'" in message
+    assert "bm25 works without it (its answer is shown above)" in message
+    lexical = Corpus(samples(), CONFIG.replace(model="no-such/model-anywhere"))  # type: ignore[arg-type]
+    want = lexical.answer(DEMO.question, DEMO.evidence, k=5, budget=1024)
+    [early] = [t for t in table(at, "document") if list(t.columns) == ["rank", "document", "chunk"]]
+    assert list(early["chunk"]) == [h.index for h in want.hits]
+    assert list(early["document"]) == [h.doc for h in want.hits]

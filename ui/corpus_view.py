@@ -1,0 +1,196 @@
+"""What the Corpus page shows, as plain data: the documents' overview, the hits grouped by
+document, the evidence by document, the retrieval map's tints, and the state that opens a
+document at a hit on the main page. No Streamlit here, so every piece is tested directly."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.chunking.diagnostics import Diagnosis
+from explorer.chunking.splitters import Chunk
+from explorer.config import Config
+from explorer.corpus import CorpusAnswer, CorpusEvidence, CorpusHit
+from explorer.documents.model import Document
+from explorer.evaluation.reach import DocumentReach
+from explorer.retrieval.evidence import ordinal
+from ui import render
+from ui import view as pipeline
+
+NEVER_COLOR = "#9aa5b1"
+"""Text no question of the set reaches (grey: nothing there for the set's questions)."""
+ALWAYS_COLOR = "#e15759"
+"""Chunks retrieved for many questions they do not answer (red: they crowd others out)."""
+
+
+def docs_from_argv(argv: Sequence[str] | None = None) -> str:
+    """The folder given to the app on its command line (``streamlit run app.py -- --docs DIR``),
+    or ``""``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    for n, arg in enumerate(args):
+        if arg == "--docs" and n + 1 < len(args):
+            return args[n + 1]
+        if arg.startswith("--docs="):
+            return arg.split("=", 1)[1]
+    return ""
+
+
+def overview_rows(
+    docs: Mapping[str, Document],
+    chunks: Mapping[str, Sequence[Chunk]],
+    diagnoses: Mapping[str, Diagnosis],
+) -> list[dict[str, Any]]:
+    """One row per document: its kind, characters, pages, chunks and flagged chunks."""
+    return [
+        {
+            "document": name,
+            "kind": doc.kind,
+            "characters": len(doc.text),
+            "pages": len(doc.pages) or None,
+            "chunks": len(chunks[name]),
+            "flagged": len(diagnoses[name].flagged()),
+        }
+        for name, doc in docs.items()
+    ]
+
+
+@dataclass(frozen=True)
+class DocumentHits:
+    """The hits of one document, best first, and what the evidence found there."""
+
+    doc: str
+    hits: tuple[CorpusHit, ...]
+    evidence: tuple[CorpusEvidence, ...]
+    tokens: int
+    """cl100k tokens of the context that lies in this document."""
+
+    @property
+    def best(self) -> int:
+        return self.hits[0].rank if self.hits else 0
+
+
+def group_hits(answer: CorpusAnswer) -> list[DocumentHits]:
+    """The answer's hits grouped by document, documents by their best hit; a document the
+    evidence counts in without a hit comes last."""
+    order = list(dict.fromkeys(h.doc for h in answer.hits))
+    order += [e.doc for e in answer.evidence if e.doc is not None and e.doc not in order]
+    out = []
+    for name in dict.fromkeys(order):
+        part = answer.answers.get(name)
+        out.append(
+            DocumentHits(
+                doc=name,
+                hits=tuple(h for h in answer.hits if h.doc == name),
+                evidence=tuple(e for e in answer.evidence if e.doc == name),
+                tokens=part.tokens if part is not None else 0,
+            )
+        )
+    return out
+
+
+def hit_rows(group: DocumentHits, chunks: Sequence[Chunk], *, count: Any) -> list[dict[str, Any]]:
+    """Table rows for one document's hits (corpus ranks)."""
+    return [
+        {
+            "rank": h.rank,
+            "chunk": h.index,
+            "score": h.score,
+            "tokens": count(chunks[h.index].text),
+            "pages": pipeline.pages_label(chunks[h.index]),
+            "first words": pipeline.first_words(chunks[h.index].text),
+        }
+        for h in group.hits
+    ]
+
+
+def evidence_rows(answer: CorpusAnswer) -> list[dict[str, str]]:
+    """One row per evidence phrase: the document and chunk it sits in, its rank, retrieved."""
+    rows = []
+    for e in answer.evidence:
+        rows.append(
+            {
+                "phrase": e.phrase,
+                "document": e.doc or "not found",
+                "in chunk": ", ".join(map(str, e.chunk_indices))
+                or ("none: cut" if e.found else "—"),
+                "its rank": ordinal(e.best_rank) if e.best_rank else "—",
+                "retrieved": ("yes" if e.covered else "no") if e.found else "—",
+            }
+        )
+    return rows
+
+
+def open_at_hit(
+    answer: CorpusAnswer,
+    hit: CorpusHit,
+    chunks: Sequence[Chunk],
+    *,
+    config: Config,
+    k: int,
+    budget: int | None,
+    evidence: str,
+) -> dict[str, Any]:
+    """The session state that shows ``hit``'s document on the main page at the hit: the same
+    configuration (so the chunk numbers agree), the question, its evidence, the chunk selected and,
+    for a PDF, its page. The main page then answers from that one document."""
+    chunk = chunks[hit.index]
+    out = pipeline.state_of(config)
+    out.update(
+        source=hit.doc,
+        k=k,
+        budget=budget,
+        chunk=hit.index,
+        view="Query hits",
+        asked=f"{hit.doc}\n{answer.question.strip()}",
+    )
+    if chunk.page_start is not None:
+        out["page"] = chunk.page_start
+    question_key, evidence_key = pipeline.query_keys(hit.doc)
+    out[question_key], out[evidence_key] = answer.question, evidence
+    return out
+
+
+def reach_highlights(reach: DocumentReach, chunks: Sequence[Chunk]) -> list[render.Highlight]:
+    """The retrieval map on the page: never-reached text tinted grey, the always-retrieved
+    chunks tinted red with their count of unrelated questions as the badge."""
+    out = [
+        render.Highlight(
+            s,
+            e,
+            n,
+            NEVER_COLOR,
+            label="never",
+            title="no question's context reaches this text",
+        )
+        for n, (s, e) in enumerate(reach.never)
+    ]
+    for c in reach.always:
+        if c.start < c.end:
+            out.append(
+                render.Highlight(
+                    c.start,
+                    c.end,
+                    c.index,
+                    ALWAYS_COLOR,
+                    label=f"×{c.unrelated}",
+                    title=f"chunk {c.index}: a hit of {c.questions} questions, {c.unrelated} of "
+                    "them unrelated to it",
+                )
+            )
+    return out
+
+
+def reach_rows(reach: Mapping[str, DocumentReach]) -> list[dict[str, Any]]:
+    """One row per document of the map: questions, never reached, always retrieved."""
+    return [
+        {
+            "document": name,
+            "questions": r.questions,
+            "never reached": f"{r.never_fraction:.0%}",
+            "stretches": len(r.never),
+            "always retrieved": len(r.always),
+        }
+        for name, r in reach.items()
+    ]
