@@ -12,6 +12,7 @@ chunks (:class:`explorer.Corpus`). While the embeddings are computed, the BM25 a
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from typing import Any
 
 import plotly.graph_objects as go
@@ -56,9 +57,21 @@ def load(sha256: str, name: str, _data: bytes) -> Document:
     return load_document(_data, name=name)
 
 
+def listing(path: str) -> str:
+    """What the folder holds now (names, sizes, times): a file added or changed reloads it."""
+    try:
+        entries = sorted(
+            (e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in Path(path).iterdir()
+        )
+    except OSError:
+        return ""
+    return hashlib.sha256(repr(entries).encode()).hexdigest()
+
+
 @st.cache_resource(max_entries=4, show_spinner="Loading the folder…")
-def folder(path: str) -> tuple[Loaded, dict[str, bytes]]:
-    """The folder's documents and skipped files, and each document's bytes (for its pages)."""
+def folder(path: str, listed: str) -> tuple[Loaded, dict[str, bytes]]:
+    """The folder's documents and skipped files, and each document's bytes (for its pages);
+    ``listed`` is its :func:`listing`."""
     loaded = load_folder(path)
     raw = {d.name: p.read_bytes() for d, p in zip(loaded.documents, loaded.paths, strict=True)}
     return loaded, raw
@@ -102,6 +115,7 @@ def main_config() -> Config:
 WIDGETS: dict[str, Any] = {
     "cp_samples": list(SAMPLES),
     "cp_eval_docs": [],
+    "cp_uploaded": [],
     "cp_folder": cv.docs_from_argv(),
     "cp_question": pipeline.DEMO.question,
     "cp_evidence": "\n".join(pipeline.DEMO.evidence),
@@ -131,6 +145,8 @@ def on_upload() -> None:
             errors.append(f"{file.name}: could not be read ({type(exc).__name__}: {exc})")
             continue
         pipeline.remember(state.cp_uploads, file.name, (file.name, sha, data), keep=KEEP_UPLOADS)
+        if file.name not in state.cp_uploaded:
+            state.cp_uploaded = [*state.cp_uploaded, file.name]
     state.cp_upload_errors = errors
 
 
@@ -170,6 +186,14 @@ with st.sidebar:
         key="cp_upload",
         on_change=on_upload,
     )
+    if state.cp_uploads:
+        state.cp_uploaded = [n for n in state.cp_uploaded if n in state.cp_uploads]
+        st.multiselect(
+            "Uploaded files",
+            list(state.cp_uploads),
+            key="cp_uploaded",
+            help="Files uploaded in this session; take one out of the corpus here.",
+        )
     st.text_input(
         "Folder on this machine",
         key="cp_folder",
@@ -187,13 +211,15 @@ for name in state.cp_eval_docs:
     if name in EVAL_DOCS and name not in raw:
         data = EVAL_DOCS[name].read_bytes()
         raw[name] = (name, hashlib.sha256(data).hexdigest(), data)
-for name, entry in state.cp_uploads.items():
-    raw.setdefault(name, entry)
+for name in state.cp_uploaded:
+    if name in state.cp_uploads:
+        raw.setdefault(name, state.cp_uploads[name])
 skipped: list[str] = list(state.cp_upload_errors)
 folder_docs: dict[str, Document] = {}
 if state.cp_folder.strip():
     try:
-        loaded, folder_bytes = folder(state.cp_folder.strip())
+        where = state.cp_folder.strip()
+        loaded, folder_bytes = folder(where, listing(where))
     except ExplorerError as exc:
         st.error(pipeline.md_text(str(exc)))
     else:

@@ -110,6 +110,9 @@ def test_uploads_join_and_bad_or_duplicate_files_are_listed(tmp_path: Path) -> N
     listed = " ".join(m.value for m in at.markdown)
     assert "empty.md: the file is empty" in listed
     assert "copy.md: a duplicate of refund-policy.md" in listed
+    at.multiselect(key="cp_uploaded").unselect("notes.md").run()  # out of the corpus again
+    [overview] = table(at, "flagged")
+    assert list(overview["document"]) == ["refund-policy.md"]
 
 
 def test_a_folder_loads_and_its_unreadable_files_are_listed(tmp_path: Path) -> None:
@@ -119,6 +122,10 @@ def test_a_folder_loads_and_its_unreadable_files_are_listed(tmp_path: Path) -> N
     [overview] = table(at, "flagged")
     assert list(overview["document"]) == ["guide.md"]
     assert "broken.pdf" in " ".join(m.value for m in at.markdown)
+    shutil.copy(SAMPLES / "refund-policy.md", tmp_path / "policy.md")  # the folder changes
+    at.run()
+    [overview] = table(at, "flagged")
+    assert list(overview["document"]) == ["guide.md", "policy.md"]
 
 
 def test_no_document_says_what_to_do() -> None:
