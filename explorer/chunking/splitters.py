@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from explorer.chunking import sentences
 from explorer.chunking.measures import (
     DEFAULT_ENCODING,
     UNITS,
@@ -50,10 +51,10 @@ SplitterName = Literal["fixed", "sentence", "recursive", "structure"]
 SPLITTERS: tuple[str, ...] = ("fixed", "sentence", "recursive", "structure", "semantic")
 SPLITTER_VERSIONS = {
     "fixed": "1",
-    "sentence": "1",
-    "recursive": "1",
-    "structure": "2",
-    "semantic": "1",
+    "sentence": "2",
+    "recursive": "2",
+    "structure": "3",
+    "semantic": "2",
 }
 SEMANTIC_PERCENTILE = 95
 DEFAULT_OVERLAP_SHARE = 0.25
@@ -357,63 +358,17 @@ class FirstCuts(ListCuts):
 _PARAGRAPH = re.compile(r"\n[ \t]*\r?\n")
 _LINE = re.compile(r"\n")
 _WORD = re.compile(r"\s+")
-_SENTENCE_END = re.compile(r"([.!?…]+[\"'”’»)\]]*)(?=\s)|\r?\n")
-_BLOCK_START = re.compile(r"[ \t]*(?:[-*+>|#]|\d{1,3}[.)])(?=\s)|[ \t]*(?:\r?\n|\r|$)")
-_ABBREVIATIONS = frozenset(
-    (
-        "mr mrs ms dr prof sr jr st vs etc al fig figs no nos vol pp p sec ch art inc ltd co "
-        "corp approx dept est jan feb mar apr jun jul aug sep sept oct nov dec e.g i.e cf viz "
-        "lbs oz ft min max incl resp ca"
-    ).split()
-)
-
-
-def _sentence_cut(m: re.Match[str]) -> int:
-    """After the punctuation of a sentence end; at the line break of a line end."""
-    return m.end() if m.group(1) else m.start()
-
-
-def _sentence_cut_ok(text: str, c: int) -> bool:
-    """Is the cut at ``c`` (just after a sentence's end, or at a line end) a real sentence end?
-
-    Not after a known abbreviation ("e.g.", "Dr.", "approx."), a dotted word ("U.S.") or an
-    initial ("J. Smith"). A lowercase word after the full stop still starts a sentence: chat
-    logs and informal text are full of them.
-    """
-    if c <= 0:
-        return False
-    if text[c] in "\r\n":
-        # a line end: a sentence ends there if the text before it ends with punctuation, a new
-        # block follows (blank line, list item, quote, table row, heading), or this line is a
-        # heading or table row
-        k = c
-        while k > 0 and text[k - 1] in " \t":
-            k -= 1
-        if k == 0 or text[k - 1] in ".!?…:;\"'”’)":
-            return True
-        k = c + (2 if text.startswith("\r\n", c) else 1)
-        if _BLOCK_START.match(text, k):
-            return True
-        line_start = text.rfind("\n", 0, c) + 1
-        return text[line_start:c].lstrip()[:1] in ("#", "|")
-    # the word before the punctuation
-    k = c
-    while k > 0 and text[k - 1] in ".!?…\"'”’»)]":
-        k -= 1
-    w = k
-    while w > 0 and not text[w - 1].isspace():
-        w -= 1
-    word = text[w:k].lower().lstrip("(\"'“‘")
-    if word in _ABBREVIATIONS or "." in word:  # "U.S.", "e.g."
-        return False
-    if word.isdigit() and not text[text.rfind("\n", 0, w) + 1 : w].strip():
-        return False  # "5." opening a numbered list item
-    return not (len(word) == 1 and word.isalpha() and text[k] == ".")  # initials "J. Smith"
 
 
 def sentence_cuts(text: str, exclude: Sequence[tuple[int, int]] = ()) -> RegexCuts:
+    """Sentence ends of ``text`` (the rules are in :mod:`explorer.chunking.sentences`), found
+    lazily."""
     return RegexCuts(
-        text, _SENTENCE_END, cut=_sentence_cut, accept=_sentence_cut_ok, exclude=exclude
+        text,
+        sentences.CANDIDATES,
+        cut=sentences.candidate_cut,
+        accept=sentences.is_sentence_end,
+        exclude=exclude,
     )
 
 
