@@ -707,6 +707,39 @@ def split(
     return _finish(doc, settings, units, spans, counter)
 
 
+def passage_cuts(doc: Document) -> list[int]:
+    """Where a passage must end (see :func:`split_passages`): at the start of each block, except
+    a block after a heading (a heading goes with what it introduces), a list item after a list
+    item (a list's items pack like sentences) and anything inside a table or code block."""
+    atomic = _atomic_spans(doc.blocks)
+    cuts: list[int] = []
+    prev: Block | None = None
+    for b in sorted(doc.blocks, key=lambda b: b.start):
+        if _inside(atomic, b.start) is not None or (prev is not None and b.start < prev.end):
+            continue  # nested in the block before it
+        glued = prev is not None and (
+            prev.kind == "heading" or (prev.kind == "list_item" and b.kind == "list_item")
+        )
+        if b.start > 0 and not glued:
+            cuts.append(b.start)
+        prev = b
+    return cuts
+
+
+def split_passages(doc: Document, settings: ChunkSettings) -> list[Chunk]:
+    """The document's sentences packed up to ``settings.size`` (in ``settings.unit``), never
+    across the start of a block (:func:`passage_cuts`): a passage holds one paragraph's, table's
+    or code block's sentences, or a heading with the first of what follows it. A sentence over
+    the limit is a passage of its own, flagged ``oversize``. Chunk ids follow ``settings``."""
+    units = settings.measure.units(doc.text)
+    levels = [
+        Level("block", FirstCuts(passage_cuts(doc)), always=True),
+        Level("sentence", sentence_cuts(doc.text)),
+    ]
+    spans = pack(doc.text, units, levels, size=settings.size, overlap=0, hard=False)
+    return _finish(doc, settings, units, spans)
+
+
 def _finish(
     doc: Document,
     settings: ChunkSettings,
