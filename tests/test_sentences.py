@@ -12,6 +12,7 @@ from explorer.chunking.diagnostics import diagnose
 from explorer.chunking.sentences import (
     ends_sentence,
     is_sentence_end,
+    is_stop_end,
     sentence_spans,
     split_sentences,
 )
@@ -238,3 +239,39 @@ def test_ends_mid_sentence_follows_the_new_ends() -> None:
     spans = [(0, len("Ask Dr.")), (0, it - 1), (it, text.index("HISTORY") + len("HISTORY"))]
     assert diagnose(doc, make_chunks(text, spans)).issues == (("mid_sentence",), (), ())
     assert ends_sentence(text, len(text)) and not ends_sentence(text, len("Ask Dr."))
+
+
+WORKS = (  # a WikiText article's end and the next one's title, all in one block
+    "The font was carved in 1948 . It stands in the nave .\n"
+    "Out of Great Tribulation , Norbury , 1948\n"
+    "I Am Among You , St. Edmund 's , Pitlake , 1962\n"
+    "= Gambia women 's national football team =\n"
+    "The team represents the Gambia .\nHISTORY\nThe option was added.\n\nA new paragraph"
+)
+
+
+def test_stop_ends_are_the_sentence_ends_after_a_stop_or_a_blank_line() -> None:
+    ends = [c for c in range(len(WORKS)) if is_sentence_end(WORKS, c)]
+    stops = [c for c in range(len(WORKS)) if is_stop_end(WORKS, c)]
+    lines = [WORKS.index("\nI Am"), WORKS.index("\n= Gambia"), WORKS.index("\nThe option")]
+    assert set(lines) <= set(ends)  # lines that end a sentence without a stop
+    assert stops == [c for c in ends if c not in lines]
+    assert stops == [
+        WORKS.index(" It stands"),
+        WORKS.index("\nOut of"),
+        WORKS.index("\nHISTORY"),
+        WORKS.index("\n\nA new"),
+    ]
+
+
+def test_structure_ends_a_chunk_inside_a_block_after_a_stop_before_a_bare_line_end() -> None:
+    # one block: a title line without a stop goes with what follows it when a stop is in reach
+    text = "Install it with pip . Run it once .\nHISTORY\nThe option was added in 1.1 ."
+    doc = make_doc(text, kind="markdown")
+    assert len(doc.blocks) == 1
+    size = text.index("The option") + 3
+    chunks = split(doc, ChunkSettings("structure", "chars", size, 0))
+    assert [c.text for c in chunks] == [
+        "Install it with pip . Run it once .",
+        "HISTORY\nThe option was added in 1.1 .",
+    ]

@@ -58,6 +58,7 @@ __all__ = [
     "candidate_cut",
     "ends_sentence",
     "is_sentence_end",
+    "is_stop_end",
     "sentence_spans",
     "split_sentences",
 ]
@@ -185,6 +186,17 @@ _CHAIN = 3
 def is_sentence_end(text: str, c: int) -> bool:
     """Does a sentence end at ``c``, the start of the white space after it? See the module
     docstring for the rules. ``c`` right after a CJK full stop needs no white space."""
+    return _verdict(text, c, stops_only=False)
+
+
+def is_stop_end(text: str, c: int) -> bool:
+    """Does a sentence end at ``c`` by rule 1 or 2 (a blank line, the end of the text, or its
+    stop), not by rule 3 or 4 (a line break or an inline list marker without a stop before it)?
+    Every such end is also an :func:`is_sentence_end`."""
+    return _verdict(text, c, stops_only=True)
+
+
+def _verdict(text: str, c: int, *, stops_only: bool) -> bool:
     n = len(text)
     if c <= 0 or c >= n or text[c - 1].isspace():
         return False
@@ -204,6 +216,8 @@ def is_sentence_end(text: str, c: int) -> bool:
     stop = _stop_verdict(text, c, j)
     if stop:
         return True
+    if stops_only:
+        return False
     if breaks == 1 and _line_end_verdict(text, c, j, stop is None):
         return True
     return _inline_item_starts(text, j)

@@ -372,6 +372,18 @@ def sentence_cuts(text: str, exclude: Sequence[tuple[int, int]] = ()) -> RegexCu
     )
 
 
+def stop_cuts(text: str, exclude: Sequence[tuple[int, int]] = ()) -> RegexCuts:
+    """The sentence ends of ``text`` that follow a stop or a blank line
+    (:func:`~explorer.chunking.sentences.is_stop_end`), found lazily."""
+    return RegexCuts(
+        text,
+        sentences.CANDIDATES,
+        cut=sentences.candidate_cut,
+        accept=sentences.is_stop_end,
+        exclude=exclude,
+    )
+
+
 def _level_cuts(text: str, name: str) -> Cuts:
     if name == "paragraph":
         return RegexCuts(text, _PARAGRAPH)
@@ -573,7 +585,8 @@ def _glued(text: str, prev: Block, block: Block) -> bool:
 
 def _structure_levels(doc: Document) -> list[Level]:
     """Headings H1..H6, then blocks, then block boundaries that separate things which belong
-    together (:func:`_glued`), then rows/lines/sentences inside a block, then words."""
+    together (:func:`_glued`), then inside a block table rows and code lines, sentence ends at a
+    stop, other sentence ends (:func:`stop_cuts`, :func:`sentence_cuts`), then words."""
     blocks = doc.blocks
     levels: list[Level] = []
     heading_starts: dict[int, list[int]] = {}
@@ -612,6 +625,9 @@ def _structure_levels(doc: Document) -> list[Level]:
             inner += [(b.start + s, "code_split") for s in starts if b.start + s < b.end]
     if inner:
         levels.append(Level("rows", ListCuts(c for c, _ in inner), None))
+    # inside a block, a chunk ends after a sentence's stop where one is within reach, and at a
+    # line that ends a sentence without one (a title, a list line) only where none is
+    levels.append(Level("stop", stop_cuts(doc.text, atomic)))
     levels.append(Level("sentence", sentence_cuts(doc.text, atomic)))
     levels.append(Level("word", RegexCuts(doc.text, _WORD)))
     return levels
