@@ -497,3 +497,49 @@ def test_bm25_over_chunks_without_one_indexable_word_ranks_them_all_at_zero() ->
     chunks = split(doc, ChunkSettings("recursive", "words", 3, 0))
     ranking = ChunkIndex(chunks).rank("what is it?", "bm25")
     assert [h.score for h in ranking] == [0.0] * len(chunks) and len(ranking) == len(chunks)
+
+
+def test_passages_never_cross_a_block_start_but_keep_a_heading_with_its_text() -> None:
+    from explorer.chunking.splitters import passage_cuts, split_passages
+    from explorer.retrieval.index import PASSAGES
+
+    text = (
+        "# Refunds\n\nAsk within 30 days. We pay back the price.\n\n"
+        "| plan | refund window |\n|---|---|\n| basic | 14 days |\n| pro | 30 days |\n\n"
+        "- one item\n- two item\n\n```\ncode line\n```\nAfter the code."
+    )
+    doc = make_doc(text, kind="markdown")
+    table, items, code, after = (text.index(s) for s in ("| plan", "- one", "```", "After"))
+    assert passage_cuts(doc) == [table, items, code, after]
+    assert [p.text for p in split_passages(doc, PASSAGES)] == [
+        "# Refunds\n\nAsk within 30 days. We pay back the price.",  # the heading with its text
+        "| plan | refund window |\n|---|---|\n| basic | 14 days |\n| pro | 30 days |",
+        "- one item\n- two item",  # a list's items pack like sentences
+        "```\ncode line\n```",
+        "After the code.",  # not glued to the code block before it
+    ]
+
+
+def test_a_table_rows_passage_is_embedded_after_the_tables_header() -> None:
+    """What is embedded for a passage of body rows starts with the header rows; its span and text
+    stay the rows'."""
+    from explorer.chunking.splitters import split_passages
+    from explorer.retrieval.index import PASSAGES, passage_texts
+
+    header = "| state | mail your claim to |\n|---|---|"
+    rows = [
+        f"| State number {i} | Contractor {i}, P.O. Box {1000 + i}, Town {i} |" for i in range(9)
+    ]
+    text = "Where to mail it:\n\n" + header + "\n" + "\n".join(rows) + "\n\nThe end."
+    doc = make_doc(text, kind="markdown")
+    ps = split_passages(doc, PASSAGES)
+    texts = passage_texts(doc, ps, heading_prefix=False)
+    in_table = [(p, t) for p, t in zip(ps, texts, strict=True) if "State number" in p.text]
+    assert len(in_table) >= 2  # the table is longer than one passage
+    assert in_table[0][0].text.startswith(header) and in_table[0][1] == in_table[0][0].text
+    for p, t in in_table[1:]:
+        assert not p.text.startswith("| state")
+        assert t == "| state | mail your claim to |\n" + p.text  # the header row, not |---|
+        assert doc.text[p.start : p.end] == p.text
+    outside = [t for p, t in zip(ps, texts, strict=True) if "State number" not in p.text]
+    assert outside == ["Where to mail it:", "The end."]

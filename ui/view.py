@@ -27,7 +27,6 @@ from explorer.chunking.splitters import (
     SEMANTIC_PERCENTILE,
     Chunk,
     ChunkSettings,
-    embedded_text,
 )
 from explorer.config import FLAT_KEYS, Config
 from explorer.documents.load import documents_in
@@ -41,6 +40,7 @@ from explorer.retrieval.index import (
     HYBRID_WEIGHT,
     PASSAGE_TOKENS,
     Hit,
+    passage_texts,
     passages,
     passages_of,
 )
@@ -501,7 +501,7 @@ def embedded_passages(doc: Document, chunk: Chunk, *, heading_prefix: bool) -> l
     """What is embedded to score ``chunk`` when dense scores come from passages."""
     spans = passages(doc)
     ((lo, hi),) = passages_of([chunk], spans)
-    return [embedded_text(p, heading_prefix=heading_prefix) for p in spans[lo:hi]]
+    return passage_texts(doc, spans[lo:hi], heading_prefix=heading_prefix)
 
 
 PERCENTILE_HELP = (

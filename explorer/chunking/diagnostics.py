@@ -4,8 +4,9 @@ Each check looks at one chunk against the document's structure (blocks, table ro
 and names a problem a person would see when reading the chunk on its own:
 
 ``mid_sentence``
-    the chunk ends inside a sentence (not at ``.``/``!``/``?``, the end of a block, a table row
-    or the document);
+    the chunk ends inside a sentence (not at a sentence end as
+    :mod:`explorer.chunking.sentences` finds them, the end of a block, a table row or the
+    document);
 ``table_header``
     the chunk holds rows of a table but not the table's header row, so the cells lose their
     column names;
@@ -29,6 +30,7 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from explorer.chunking import sentences
 from explorer.chunking.measures import MODEL_WINDOW, Measure, get_measure
 from explorer.chunking.splitters import Chunk, embedded_text
 from explorer.documents.model import Document
@@ -82,10 +84,6 @@ ISSUES: tuple[Issue, ...] = (
 )
 ISSUE_CODES: tuple[str, ...] = tuple(i.code for i in ISSUES)
 _ISSUE_ORDER = {code: n for n, code in enumerate(ISSUE_CODES)}
-
-_SENTENCE_PUNCT = ".!?…。！？"
-_CLOSERS = "\"'”’»)]*_`"
-"""Closing quotes, brackets and Markdown emphasis that may follow a sentence's full stop."""
 
 
 @dataclass(frozen=True)
@@ -156,10 +154,7 @@ class _Structure:
     def ends_sentence(self, end: int) -> bool:
         if end >= self.content_end or end in self.clean_ends:
             return True
-        k = end
-        while k > 0 and self.text[k - 1] in _CLOSERS:
-            k -= 1
-        return k > 0 and self.text[k - 1] in _SENTENCE_PUNCT
+        return sentences.ends_sentence(self.text, end)
 
     def splits_table_header(self, start: int, end: int) -> bool:
         i = bisect.bisect_left(self._table_starts, end)  # tables starting before the chunk's end

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from explorer.chunking import sentences
 from explorer.chunking.measures import (
     DEFAULT_ENCODING,
     UNITS,
@@ -50,10 +51,10 @@ SplitterName = Literal["fixed", "sentence", "recursive", "structure"]
 SPLITTERS: tuple[str, ...] = ("fixed", "sentence", "recursive", "structure", "semantic")
 SPLITTER_VERSIONS = {
     "fixed": "1",
-    "sentence": "1",
-    "recursive": "1",
-    "structure": "2",
-    "semantic": "1",
+    "sentence": "2",
+    "recursive": "2",
+    "structure": "3",
+    "semantic": "2",
 }
 SEMANTIC_PERCENTILE = 95
 DEFAULT_OVERLAP_SHARE = 0.25
@@ -357,63 +358,29 @@ class FirstCuts(ListCuts):
 _PARAGRAPH = re.compile(r"\n[ \t]*\r?\n")
 _LINE = re.compile(r"\n")
 _WORD = re.compile(r"\s+")
-_SENTENCE_END = re.compile(r"([.!?…]+[\"'”’»)\]]*)(?=\s)|\r?\n")
-_BLOCK_START = re.compile(r"[ \t]*(?:[-*+>|#]|\d{1,3}[.)])(?=\s)|[ \t]*(?:\r?\n|\r|$)")
-_ABBREVIATIONS = frozenset(
-    (
-        "mr mrs ms dr prof sr jr st vs etc al fig figs no nos vol pp p sec ch art inc ltd co "
-        "corp approx dept est jan feb mar apr jun jul aug sep sept oct nov dec e.g i.e cf viz "
-        "lbs oz ft min max incl resp ca"
-    ).split()
-)
-
-
-def _sentence_cut(m: re.Match[str]) -> int:
-    """After the punctuation of a sentence end; at the line break of a line end."""
-    return m.end() if m.group(1) else m.start()
-
-
-def _sentence_cut_ok(text: str, c: int) -> bool:
-    """Is the cut at ``c`` (just after a sentence's end, or at a line end) a real sentence end?
-
-    Not after a known abbreviation ("e.g.", "Dr.", "approx."), a dotted word ("U.S.") or an
-    initial ("J. Smith"). A lowercase word after the full stop still starts a sentence: chat
-    logs and informal text are full of them.
-    """
-    if c <= 0:
-        return False
-    if text[c] in "\r\n":
-        # a line end: a sentence ends there if the text before it ends with punctuation, a new
-        # block follows (blank line, list item, quote, table row, heading), or this line is a
-        # heading or table row
-        k = c
-        while k > 0 and text[k - 1] in " \t":
-            k -= 1
-        if k == 0 or text[k - 1] in ".!?…:;\"'”’)":
-            return True
-        k = c + (2 if text.startswith("\r\n", c) else 1)
-        if _BLOCK_START.match(text, k):
-            return True
-        line_start = text.rfind("\n", 0, c) + 1
-        return text[line_start:c].lstrip()[:1] in ("#", "|")
-    # the word before the punctuation
-    k = c
-    while k > 0 and text[k - 1] in ".!?…\"'”’»)]":
-        k -= 1
-    w = k
-    while w > 0 and not text[w - 1].isspace():
-        w -= 1
-    word = text[w:k].lower().lstrip("(\"'“‘")
-    if word in _ABBREVIATIONS or "." in word:  # "U.S.", "e.g."
-        return False
-    if word.isdigit() and not text[text.rfind("\n", 0, w) + 1 : w].strip():
-        return False  # "5." opening a numbered list item
-    return not (len(word) == 1 and word.isalpha() and text[k] == ".")  # initials "J. Smith"
 
 
 def sentence_cuts(text: str, exclude: Sequence[tuple[int, int]] = ()) -> RegexCuts:
+    """Sentence ends of ``text`` (the rules are in :mod:`explorer.chunking.sentences`), found
+    lazily."""
     return RegexCuts(
-        text, _SENTENCE_END, cut=_sentence_cut, accept=_sentence_cut_ok, exclude=exclude
+        text,
+        sentences.CANDIDATES,
+        cut=sentences.candidate_cut,
+        accept=sentences.is_sentence_end,
+        exclude=exclude,
+    )
+
+
+def stop_cuts(text: str, exclude: Sequence[tuple[int, int]] = ()) -> RegexCuts:
+    """The sentence ends of ``text`` that follow a stop or a blank line
+    (:func:`~explorer.chunking.sentences.is_stop_end`), found lazily."""
+    return RegexCuts(
+        text,
+        sentences.CANDIDATES,
+        cut=sentences.candidate_cut,
+        accept=sentences.is_stop_end,
+        exclude=exclude,
     )
 
 
@@ -618,7 +585,8 @@ def _glued(text: str, prev: Block, block: Block) -> bool:
 
 def _structure_levels(doc: Document) -> list[Level]:
     """Headings H1..H6, then blocks, then block boundaries that separate things which belong
-    together (:func:`_glued`), then rows/lines/sentences inside a block, then words."""
+    together (:func:`_glued`), then inside a block table rows and code lines, sentence ends at a
+    stop, other sentence ends (:func:`stop_cuts`, :func:`sentence_cuts`), then words."""
     blocks = doc.blocks
     levels: list[Level] = []
     heading_starts: dict[int, list[int]] = {}
@@ -657,6 +625,9 @@ def _structure_levels(doc: Document) -> list[Level]:
             inner += [(b.start + s, "code_split") for s in starts if b.start + s < b.end]
     if inner:
         levels.append(Level("rows", ListCuts(c for c, _ in inner), None))
+    # inside a block, a chunk ends after a sentence's stop where one is within reach, and at a
+    # line that ends a sentence without one (a title, a list line) only where none is
+    levels.append(Level("stop", stop_cuts(doc.text, atomic)))
     levels.append(Level("sentence", sentence_cuts(doc.text, atomic)))
     levels.append(Level("word", RegexCuts(doc.text, _WORD)))
     return levels
@@ -750,6 +721,39 @@ def split(
         alone=alone,
     )
     return _finish(doc, settings, units, spans, counter)
+
+
+def passage_cuts(doc: Document) -> list[int]:
+    """Where a passage must end (see :func:`split_passages`): at the start of each block, except
+    a block after a heading (a heading goes with what it introduces), a list item after a list
+    item (a list's items pack like sentences) and anything inside a table or code block."""
+    atomic = _atomic_spans(doc.blocks)
+    cuts: list[int] = []
+    prev: Block | None = None
+    for b in sorted(doc.blocks, key=lambda b: b.start):
+        if _inside(atomic, b.start) is not None or (prev is not None and b.start < prev.end):
+            continue  # nested in the block before it
+        glued = prev is not None and (
+            prev.kind == "heading" or (prev.kind == "list_item" and b.kind == "list_item")
+        )
+        if b.start > 0 and not glued:
+            cuts.append(b.start)
+        prev = b
+    return cuts
+
+
+def split_passages(doc: Document, settings: ChunkSettings) -> list[Chunk]:
+    """The document's sentences packed up to ``settings.size`` (in ``settings.unit``), never
+    across the start of a block (:func:`passage_cuts`): a passage holds one paragraph's, table's
+    or code block's sentences, or a heading with the first of what follows it. A sentence over
+    the limit is a passage of its own, flagged ``oversize``. Chunk ids follow ``settings``."""
+    units = settings.measure.units(doc.text)
+    levels = [
+        Level("block", FirstCuts(passage_cuts(doc)), always=True),
+        Level("sentence", sentence_cuts(doc.text)),
+    ]
+    spans = pack(doc.text, units, levels, size=settings.size, overlap=0, hard=False)
+    return _finish(doc, settings, units, spans)
 
 
 def _finish(

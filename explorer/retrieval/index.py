@@ -8,9 +8,12 @@ Dense scores come from one of two sources (``dense=``):
   pieces for all-MiniLM-L6-v2) is silently truncated by the model, and one vector has to stand for
   everything the chunk says.
 * ``"passages"`` embeds the document's *passages* — its sentences, packed to at most
-  :data:`PASSAGE_TOKENS` tokens, a cut that depends on the document only — and scores a chunk by
-  the best passage it holds. Every passage fits the window, and the vectors are the same whatever
-  the chunk size, overlap or splitter, so changing a setting embeds nothing new.
+  :data:`PASSAGE_TOKENS` tokens and never across the start of a block (see
+  :func:`~explorer.chunking.splitters.split_passages`), a cut that depends on the document only —
+  and scores a chunk by the best passage it holds. Every passage fits the window, and the vectors
+  are the same whatever the chunk size, overlap or splitter, so changing a setting embeds nothing
+  new. A passage of a table's body rows is embedded after the table's header row(s)
+  (:func:`passage_texts`); its span stays the rows'.
 
 Every retriever ranks *all* chunks, so the evidence check can say where a chunk that was not
 retrieved would have ranked ("ranked 9th").
@@ -28,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.chunking.splitters import Chunk, ChunkSettings, embedded_text, split
+from explorer.chunking.splitters import Chunk, ChunkSettings, embedded_text, split_passages
 from explorer.documents.model import Document
 from explorer.errors import SettingsError
 
@@ -39,8 +42,9 @@ if TYPE_CHECKING:
 RETRIEVERS = ("dense", "bm25", "hybrid")
 DENSE_SOURCES = ("passages", "chunks")
 PASSAGE_TOKENS = 64
-"""Passages are the document's sentences packed to at most this many cl100k tokens: one or two
-sentences, well inside the embedding window, small enough that a vector stands for one point."""
+"""Passages are the document's sentences packed to at most this many cl100k tokens (inside one
+block): one or two sentences, well inside the embedding window, small enough that a vector stands
+for one point."""
 PASSAGES = ChunkSettings(splitter="sentence", unit="tokens", size=PASSAGE_TOKENS, overlap=0)
 HYBRID_WEIGHT = 0.5
 """Hybrid score = ``HYBRID_WEIGHT × dense + (1 − HYBRID_WEIGHT) × BM25``, each min–max normalised
@@ -75,8 +79,38 @@ def passages(doc: Document) -> list[Chunk]:
     if key not in _passage_cache:
         if len(_passage_cache) >= 16:
             _passage_cache.pop(next(iter(_passage_cache)))
-        _passage_cache[key] = split(doc, PASSAGES)
+        _passage_cache[key] = split_passages(doc, PASSAGES)
     return _passage_cache[key]
+
+
+def passage_texts(doc: Document, spans: Sequence[Chunk], *, heading_prefix: bool) -> list[str]:
+    """What is embedded for each passage: its :func:`~explorer.chunking.splitters.embedded_text`,
+    and for a passage of a table's body rows that does not hold the table's header rows, those
+    rows first (a row without the names of its columns is half a row), unless they are longer
+    than a passage. The passage's span, and what is shown for it, stay its own."""
+    from explorer.chunking.measures import get_measure
+
+    count = get_measure("tokens").count
+    tables = [  # (table start, table end, header start, header end)
+        (b.start, b.end, head[0].start, head[-1].end)
+        for b in doc.blocks
+        if b.kind == "table" and (head := [r for r in b.rows if r.header])
+    ]
+    starts = [t[0] for t in tables]
+    out = []
+    for p in spans:
+        text = p.text
+        i = bisect.bisect_right(starts, p.start) - 1
+        if i >= 0:
+            _ts, te, hs, he = tables[i]
+            if p.start >= he and p.end <= te:
+                header = doc.text[hs:he]
+                if count(header) <= PASSAGE_TOKENS:
+                    text = header + "\n" + text
+        if heading_prefix and p.heading_path:
+            text = " > ".join(p.heading_path) + "\n\n" + text
+        out.append(text)
+    return out
 
 
 def passages_of(chunks: Sequence[Chunk], spans: Sequence[Chunk]) -> list[tuple[int, int]]:
@@ -137,8 +171,8 @@ class ChunkIndex:
             self.passages = passages(doc)
             self._held = passages_of(self.chunks, self.passages)
         self.dense_texts = (
-            [embedded_text(p, heading_prefix=heading_prefix) for p in self.passages]
-            if dense == "passages"
+            passage_texts(doc, self.passages, heading_prefix=heading_prefix)
+            if dense == "passages" and doc is not None
             else self.texts
         )
         """What is sent to the embedding model: the passages' or the chunks' texts."""
