@@ -57,7 +57,7 @@ from explorer.documents.model import Document
 from explorer.errors import SettingsError
 from explorer.retrieval import evidence as _evidence
 from explorer.retrieval.context import ContextPiece, Span, union, widen_to_budget
-from explorer.retrieval.evidence import Evidence, ordinal
+from explorer.retrieval.evidence import Evidence
 from explorer.retrieval.index import Bm25, Hit, carried, check_carry, combine
 
 if TYPE_CHECKING:
@@ -550,22 +550,8 @@ def verdict(
     any). Without ``name_documents`` (a corpus of one), that function's sentence itself."""
     if not name_documents:
         return _evidence.verdict(results)
-    if not results:
-        return "no evidence phrases given"
-    missing = [r for r in results if r.found and not r.covered]
-    absent = [r for r in results if not r.found]
-    if not missing and not absent:
-        return "complete: every evidence phrase is inside the retrieved text"
-    notes = []
-    for r in missing:
-        if r.chunk_indices:
-            where = f"is in chunk {r.chunk_indices[0]} of {r.doc}"
-            if r.best_rank is not None:
-                where += f", ranked {ordinal(r.best_rank)}"
-        else:
-            where = f"is cut by a chunk boundary in {r.doc} (no chunk holds it whole)"
-        notes.append(f"{r.phrase!r} {where}")
-    for r in absent:
-        notes.append(f"{r.phrase!r} was not found in {searched or 'any document'}")
-    head = "incomplete" if missing else "unchecked"
-    return f"{head}: " + "; ".join(notes)
+    return _evidence.verdict(
+        results,
+        doc_of=lambda r: r.doc if isinstance(r, CorpusEvidence) else None,
+        absent_from=searched or "any document",
+    )

@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import re
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -196,8 +196,17 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def verdict(results: Sequence[Evidence]) -> str:
-    """One sentence: "complete", or what is missing and where it is."""
+def verdict(
+    results: Sequence[Evidence],
+    *,
+    doc_of: Callable[[Evidence], str | None] | None = None,
+    absent_from: str = "the document",
+) -> str:
+    """One sentence: "complete", or what is missing and where it is.
+
+    ``doc_of`` names the document a phrase is in (a corpus's answer names them); a phrase not
+    found is said to be missing from ``absent_from``.
+    """
     if not results:
         return "no evidence phrases given"
     missing = [r for r in results if r.found and not r.covered]
@@ -206,14 +215,16 @@ def verdict(results: Sequence[Evidence]) -> str:
         return "complete: every evidence phrase is inside the retrieved text"
     notes = []
     for r in missing:
+        doc = doc_of(r) if doc_of is not None else None
+        of, in_ = (f" of {doc}", f" in {doc}") if doc else ("", "")
         if r.chunk_indices:
-            where = f"is in chunk {r.chunk_indices[0]}"
+            where = f"is in chunk {r.chunk_indices[0]}{of}"
             if r.best_rank is not None:
                 where += f", ranked {ordinal(r.best_rank)}"
         else:
-            where = "is cut by a chunk boundary (no chunk holds it whole)"
+            where = f"is cut by a chunk boundary{in_} (no chunk holds it whole)"
         notes.append(f"{r.phrase!r} {where}")
     for r in absent:
-        notes.append(f"{r.phrase!r} was not found in the document")
+        notes.append(f"{r.phrase!r} was not found in {absent_from}")
     head = "incomplete" if missing else "unchecked"
     return f"{head}: " + "; ".join(notes)
