@@ -26,7 +26,7 @@ recursive splitter (at 128 cl100k tokens for (a); at 80 for (b), since the corpu
     comparison. Target: median 100 ms or less.
 (b2) The same with dense scores from passages (``dense="passages"``) over the corpus's longest
     document, cut at 80 tokens: the document's passages are embedded once, and a chunk scores as
-    its best passage.
+    its best passage or its best pair of neighbouring passages.
 (c) Cache hit rate after a one-step change: a corpus document is cut at 256 tokens and embedded
     into a fresh embedder, then cut at 257 tokens (and other one-step changes); the figure is
     the share of the new chunk texts that are already in the cache, i.e. need no embedding.

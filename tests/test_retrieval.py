@@ -18,10 +18,11 @@ from explorer.chunking.splitters import (
     semantic_breaks,
     split,
 )
+from explorer.documents.load import load_document
 from explorer.errors import SettingsError
 from explorer.retrieval import evidence
 from explorer.retrieval.embeddings import BUNDLED_SHA256, file_sha256, verified_bundled_dir
-from explorer.retrieval.index import CARRY, ChunkIndex, Hit
+from explorer.retrieval.index import CARRY, ChunkIndex, Hit, pair_vectors
 from tests.conftest import (
     CARRY_QUESTION,
     RULE_THEN_EXCEPTION,
@@ -359,15 +360,67 @@ def test_passage_scores_rank_the_chunk_holding_the_best_sentence(model_embedder)
     q = model_embedder.embed_query(QUESTION)
     sims = index.vectors() @ q
     dense = index.rank(QUESTION, "dense")
+    pairs = pair_vectors(index.vectors()) @ q
     for hit in dense:
         texts = index.embedded_for(hit.index)
         lo = index.dense_texts.index(texts[0])
-        assert hit.score == pytest.approx(float(max(sims[lo : lo + len(texts)])))
+        hi = lo + len(texts)
+        best = max(float(max(sims[lo:hi])), max((float(x) for x in pairs[lo : hi - 1]), default=-1))
+        assert hit.score == pytest.approx(best)
     best = int(np.argmax(sims))
     holder = chunks[dense[0].index]
     p = index.passages[best]
     assert holder.start <= p.start and p.end <= holder.end
     assert RULE in holder.text
+
+
+SPLIT_RULE = (
+    b"# Refunds\n\nRefunds are available within seven days of purchase.\n\n"
+    b"This does not apply to downloaded materials.\n\n"
+    b"# Shipping\n\nParcels leave our warehouse every Monday.\n"
+)
+
+
+def test_two_neighbouring_passages_score_together(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    """A question that needs the rule and its exception, which sit in two passages: the chunk
+    holding both scores as the pair (higher than either alone); a chunk holding one of them
+    scores as that one, not as a pair reaching outside it."""
+    doc = load_document(SPLIT_RULE, name="refunds.md")
+    question = "Are downloaded materials refundable within seven days?"
+    index = ChunkIndex(
+        split(doc, ChunkSettings("structure", "tokens", 256, 0)),
+        doc=doc,
+        embedder=model_embedder,
+        dense="passages",
+    )
+    rule, exception = index.passages[0], index.passages[1]
+    assert "seven days" in rule.text and exception.text.startswith("This does not apply")
+    q = model_embedder.embed_query(question)
+    sims = [float(x) for x in index.vectors() @ q]
+    together = float(pair_vectors(index.vectors())[0] @ q)
+    assert together > max(sims[0], sims[1]) + 0.05  # the pair says what the question asks
+
+    section = chunks_from_texts(doc, [doc.text[: exception.end], doc.text[exception.end :].strip()])
+    apart = chunks_from_texts(doc, [doc.text[: rule.end], doc.text[exception.start :]])
+    both = ChunkIndex(section, doc=doc, embedder=model_embedder, dense="passages")
+    cut = ChunkIndex(apart, doc=doc, embedder=model_embedder, dense="passages")
+    assert both.dense_scores(q)[0] == pytest.approx(together)
+    assert cut.dense_scores(q)[0] == pytest.approx(sims[0])
+    # the second chunk holds the exception and the next section: its best pair is
+    # (exception, shipping heading), not (rule, exception)
+    pairs = [float(x) for x in pair_vectors(cut.vectors()) @ q]
+    assert cut.dense_scores(q)[1] == pytest.approx(max(sims[1], *sims[2:], *pairs[1:]))
+
+
+def test_pair_vectors_are_the_normalised_sums() -> None:
+    vecs = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=np.float32)
+    pairs = pair_vectors(vecs)
+    assert pairs.shape == (2, 3)
+    assert np.allclose(np.linalg.norm(pairs, axis=1), 1.0)
+    q = np.array([1, 1, 0], dtype=np.float32) / np.sqrt(2)
+    assert float(pairs[0] @ q) == pytest.approx(1.0)  # each half alone: 0.707 and 0.707
+    assert pair_vectors(vecs[:1]).shape == (0, 3)
+    assert pair_vectors(vecs[:0]).shape == (0, 3)
 
 
 def test_passages_need_the_document() -> None:

@@ -488,7 +488,8 @@ BUDGET_HELP = (
 )
 DENSE_HELP = (
     f"**passages**: the document's sentences, packed to at most {PASSAGE_TOKENS} tokens, are "
-    "embedded once; a chunk scores as its best passage. Every passage fits the model's window, "
+    "embedded once; a chunk scores as its best passage, or its best two neighbouring passages "
+    "taken together. Every passage fits the model's window, "
     "and a new chunk size or overlap embeds nothing new.  \n"
     "**chunks**: each chunk's text is embedded whole, as most pipelines do; the model silently "
     "truncates a text longer than its window (256 word pieces for all-MiniLM-L6-v2)."

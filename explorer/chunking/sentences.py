@@ -596,7 +596,28 @@ def _line_end_verdict(text: str, c: int, j: int, no_stop: bool) -> bool:
         return False  # a stop that was judged not to end the sentence ("Dr.\nSmith")
     if stripped.endswith(":"):
         return not (next_line.lstrip()[:1].islower() and _indent(next_line) <= _indent(line))
+    if _split_subscript(text, c, stripped, next_line):
+        return False
     return _unwrapped(text, ls, c - ls, line, next_line)
+
+
+_SUBSCRIPT = re.compile(r"[ \t]*\d+(?![\d.)])")
+_STOP_GAP = re.compile(r"[.!?][\"')\]]*\s")
+_LONE_LETTER = re.compile(r"(?:^|[^\w])[^\W\d_]$")
+
+
+def _split_subscript(text: str, c: int, line: str, next_line: str) -> bool:
+    """A symbol's index put on a line of its own by the text's extraction (``… the rate k`` /
+    ``15 = 0.3 min−1 …``, ``starting at t`` / ``0 = 0.``, ``1 / (k`` / ``6``): running text
+    (three words or more since the paragraph's start or the last full stop) ending in a lone
+    letter, and a next line opening with a number that is not a list marker. A heading
+    (``Appendix A`` / ``2 Scope``) has fewer words."""
+    if not _LONE_LETTER.search(line) or _SUBSCRIPT.match(next_line) is None:
+        return False
+    a = max(_paragraph_start(text, c), c - 200)
+    stops = list(_STOP_GAP.finditer(text, a, c))
+    run = text[stops[-1].end() if stops else a : c]
+    return len(run.split()) >= 3
 
 
 def _indent(line: str) -> int:

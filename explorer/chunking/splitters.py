@@ -51,10 +51,10 @@ SplitterName = Literal["fixed", "sentence", "recursive", "structure"]
 SPLITTERS: tuple[str, ...] = ("fixed", "sentence", "recursive", "structure", "semantic")
 SPLITTER_VERSIONS = {
     "fixed": "1",
-    "sentence": "2",
-    "recursive": "2",
-    "structure": "3",
-    "semantic": "2",
+    "sentence": "3",
+    "recursive": "3",
+    "structure": "4",
+    "semantic": "3",
 }
 SEMANTIC_PERCENTILE = 95
 DEFAULT_OVERLAP_SHARE = 0.25
