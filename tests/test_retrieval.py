@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from explorer.chunking.splitters import (
     ChunkSettings,
@@ -22,7 +24,7 @@ from explorer.documents.load import load_document
 from explorer.errors import SettingsError
 from explorer.retrieval import evidence
 from explorer.retrieval.embeddings import BUNDLED_SHA256, file_sha256, verified_bundled_dir
-from explorer.retrieval.index import CARRY, ChunkIndex, Hit, pair_vectors
+from explorer.retrieval.index import CARRY, ChunkIndex, Hit, _range_max, pair_vectors
 from tests.conftest import (
     CARRY_QUESTION,
     RULE_THEN_EXCEPTION,
@@ -421,6 +423,21 @@ def test_pair_vectors_are_the_normalised_sums() -> None:
     assert float(pairs[0] @ q) == pytest.approx(1.0)  # each half alone: 0.707 and 0.707
     assert pair_vectors(vecs[:1]).shape == (0, 3)
     assert pair_vectors(vecs[:0]).shape == (0, 3)
+
+
+@given(
+    st.lists(st.floats(-1, 1, width=32), min_size=0, max_size=12),
+    st.lists(st.tuples(st.integers(0, 13), st.integers(0, 14)), max_size=10),
+    st.sampled_from([0, 1]),
+)
+def test_range_max_is_the_max_of_each_range(values, ranges, shorten) -> None:  # type: ignore[no-untyped-def]
+    """Every range's max, or the floor when it is empty or past the end (a chunk after the last
+    passage), as the plain ``max(values[lo:hi - shorten], default=floor)`` says."""
+    ranges = [(lo, max(lo, hi)) for lo, hi in ranges]
+    floored = np.array([*values, -1.0], dtype=np.float32)
+    got = _range_max(floored, ranges, shorten) if ranges else []
+    want = [max(values[lo : max(0, hi - shorten)], default=-1.0) for lo, hi in ranges]
+    assert [float(x) for x in got] == pytest.approx(want)
 
 
 def test_passages_need_the_document() -> None:

@@ -235,17 +235,37 @@ class ChunkIndex:
         """Each chunk's cosine with ``query_vector`` (normalised, as the embedder makes it): its
         own vector's, or the best of its passages' and of its neighbouring passage pairs'
         (:func:`pair_vectors`; a pair counts when the chunk holds both of its passages)."""
+        import numpy as np
+
         vecs = self.vectors()
-        sims = [float(x) for x in vecs @ query_vector]
+        sims = vecs @ query_vector
         if self.dense == "chunks":
-            return sims
+            return [float(x) for x in sims]
+        if not self._held:
+            return []
         if self._pairs is None:
             self._pairs = pair_vectors(vecs)
-        pairs = [float(x) for x in self._pairs @ query_vector]
-        return [
-            max(max(sims[lo:hi], default=-1.0), max(pairs[lo : hi - 1], default=-1.0))
-            for lo, hi in self._held
-        ]
+        # the best of sims[lo:hi] and of pairs[lo:hi - 1] for every chunk at once: both arrays
+        # end in -1 (a cosine's floor), so an empty range reads it
+        floor = np.full(1, -1.0, dtype=sims.dtype)
+        best = np.maximum(
+            _range_max(np.concatenate([sims, floor]), self._held, 0),
+            _range_max(np.concatenate([self._pairs @ query_vector, floor]), self._held, 1),
+        )
+        return [float(x) for x in best]
+
+
+def _range_max(values: Any, ranges: Sequence[tuple[int, int]], shorten: int) -> Any:
+    """``max(values[lo : hi - shorten])`` for each ``(lo, hi)`` of ``ranges``, where ``values``
+    ends in a floor that an empty range reads instead."""
+    import numpy as np
+
+    n = len(values) - 1  # the floor's index
+    bounds = np.array(ranges, dtype=np.intp).reshape(-1, 2)
+    lo = np.minimum(bounds[:, 0], n)
+    hi = np.clip(bounds[:, 1] - shorten, 0, n)
+    lo = np.where(hi <= lo, n, lo)  # empty: reduceat reads values[lo] alone, the floor
+    return np.maximum.reduceat(values, np.stack([lo, hi], axis=1).ravel())[::2]
 
 
 def pair_vectors(vectors: Vectors) -> Vectors:
