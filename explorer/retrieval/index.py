@@ -273,8 +273,9 @@ def pair_vectors(vectors: Vectors) -> Vectors:
     their (normalised) vectors, so its cosine with a question is the two cosines' sum over the
     pair's norm. A question whose answer runs across a passage edge — a rule in one, its
     exception in the next; a list cut between its items — matches the pair better than either
-    half, with nothing more embedded. Measured over the eight query sets, dense alone: 47 more
-    and 24 fewer questions covered at 512 tokens, 42 more and 12 fewer at 1,024 (BENCHMARKS.md)."""
+    half, with nothing more embedded. Measured over the eight query sets, dense alone against
+    the best passage alone: 47 more and 24 fewer questions covered at 512 tokens, 42 more and 12
+    fewer at 1,024; hybrid unchanged within noise (BENCHMARKS.md)."""
     import numpy as np
 
     if len(vectors) < 2:
