@@ -159,6 +159,24 @@ OTHER_SHAPES = [
         "[SemVer]: https://semver.org\n[crates.io]: https://crates.io/",
         ["[SemVer]: https://semver.org", "[crates.io]: https://crates.io/"],
     ),
+    # a symbol's index on a line of its own (Chroma's PubMed text) goes on with the sentence...
+    (
+        "The turnover depends on the parameters ν\n14 and k\n15 (curves a: reference). All else.",
+        [
+            "The turnover depends on the parameters ν\n14 and k\n15 (curves a: reference).",
+            "All else.",
+        ],
+    ),
+    (
+        "with the ratio K\n17/K\n8 = 10 of the constants.",
+        ["with the ratio K\n17/K\n8 = 10 of the constants."],
+    ),
+    # ...but a short heading ending in a letter still ends before a numbered line
+    ("Annex B\n\n1 Scope", ["Annex B", "1 Scope"]),
+    (
+        "It is listed in Part B\n1. Scope\n2. Methods",
+        ["It is listed in Part B", "1. Scope", "2. Methods"],
+    ),
 ]
 
 
