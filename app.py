@@ -801,7 +801,7 @@ with st.container(key="ce_hide_ask"):
             "Token budget",
             pipeline.BUDGETS,
             key="budget",
-            format_func=lambda b: "no budget" if b is None else f"{b:,} tokens",
+            format_func=pipeline.budget_label,
             help=pipeline.BUDGET_HELP,
         )
     with evidence_col:

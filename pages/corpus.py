@@ -322,7 +322,7 @@ with ask_col:
         "Token budget",
         pipeline.BUDGETS,
         key="cp_budget",
-        format_func=lambda b: "no budget" if b is None else f"{b:,} tokens",
+        format_func=pipeline.budget_label,
         help=pipeline.BUDGET_HELP,
     )
 with evidence_col:

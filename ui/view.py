@@ -482,6 +482,13 @@ FILL_HELP = (
 )
 BUDGETS = (None, 256, 512, 1024, 2048)
 """The token budgets the query panel offers (512, the evaluation's smallest, to start)."""
+
+
+def budget_label(budget: int | None) -> str:
+    """How a token budget reads in a picker."""
+    return "no budget" if budget is None else f"{budget:,} tokens"
+
+
 BUDGET_HELP = (
     "At most this many cl100k tokens of context: hits are taken in rank order while they fit. "
     "Fill to budget spends what they leave on the text around them."
