@@ -88,26 +88,25 @@ def corpus_bytes(n: int) -> list[tuple[str, bytes]]:
 
 def measure(n: int, store_dir: str, run: str) -> dict[str, Any]:
     """One size in this process: the timings and the peak memory."""
+    from explorer.answer import answer
     from explorer.config import Config
-    from explorer.corpus import Corpus
-    from explorer.documents.load import load_document
-    from explorer.retrieval.embeddings import embedder, using_store
+    from explorer.retrieval.embeddings import using_store
     from explorer.retrieval.store import open_store
+    from explorer.workspace import Workspace
 
     config = Config()
     out: dict[str, Any] = {"documents": n}
     raw = corpus_bytes(n)
+    ws = Workspace()
     t = time.perf_counter()
-    docs = [load_document(data, name=name) for name, data in raw]
+    docs = [ws.load(data, name=name) for name, data in raw]
     out["load_s"] = time.perf_counter() - t
     out["chars"] = sum(len(d.text) for d in docs)
     store = open_store(store_dir)
     with using_store(store):
-        emb = embedder(config.model)
+        emb = ws.embedder(config.model)
         t = time.perf_counter()
-        from explorer.answer import Retriever
-
-        retrievers = {d.name: Retriever(d, config, embedder=emb) for d in docs}
+        retrievers = {d.name: ws.retriever(d, config) for d in docs}
         out["chunk_s"] = time.perf_counter() - t
         out["chunks"] = sum(len(r.chunks) for r in retrievers.values())
         texts = [t for r in retrievers.values() for t in r.index.dense_texts]
@@ -126,15 +125,15 @@ def measure(n: int, store_dir: str, run: str) -> dict[str, Any]:
         out["embed_s"] = time.perf_counter() - t
         out["embedded"] = todo
         t = time.perf_counter()
-        corpus = Corpus(docs, config, retrievers=retrievers)
+        corpus = ws.corpus(config, docs)
         corpus.rank("warm up the index")  # builds BM25 over every chunk
         out["index_s"] = time.perf_counter() - t
         emb.model  # noqa: B018 - questions are new to every run: the model embeds them
-        corpus.answer("a first question, not timed", budget=1024, k=None)
+        answer(corpus, "a first question, not timed", budget=1024, k=None)
         lat: list[float] = []
         for q in QUESTIONS * 2:
             t = time.perf_counter()
-            corpus.answer(f"{q} ({run}, {len(lat)})", budget=1024, k=None)
+            answer(corpus, f"{q} ({run}, {len(lat)})", budget=1024, k=None)
             lat.append(time.perf_counter() - t)
         lat.sort()
         out["query_p50_ms"] = 1000 * statistics.median(lat)

@@ -32,8 +32,9 @@ from pathlib import Path
 from explorer.chunking.splitters import Chunk, ChunkSettings, chunks_from_texts, register
 from explorer.config import Config
 from explorer.documents.model import Document
-from explorer.evaluation.coverage import SCOPES, EvalReport, QueryResult, Workspace, evaluate
+from explorer.evaluation.coverage import SCOPES, EvalReport, QueryResult, evaluate
 from explorer.evaluation.queries import load_queries
+from explorer.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         ws = Workspace(docs)  # one per set: embeddings are shared across configurations
         cache = Path(args.embedding_cache) if args.embedding_cache else None
         if cache is not None and cache.is_file() and args.retrievers != "bm25":
-            ws.embedder(Config()).load(cache)
+            ws.embedder(Config().model).load(cache)
         for retriever in args.retrievers.split(","):
             for cand in candidates(retriever):
                 if args.only and args.only not in cand.name:
@@ -163,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
                     dt = time.perf_counter() - t0
                     rows.append((set_name, retriever, cand.name, report, dt))
                     if cache is not None and retriever != "bm25":
-                        ws.embedder(Config()).save(cache)
+                        ws.embedder(Config().model).save(cache)
                     if not args.markdown:
                         _print_row(rows[-1])
                         if args.by_kind:

@@ -2,23 +2,24 @@
 
 The public API::
 
-    from explorer import Config, Corpus, ask, load_folder, load_path, split
+    from explorer import Config, Workspace, ask, load_path, split
 
     doc = load_path("sample_docs/refund-policy.md")
     chunks = split(doc, Config().chunking)
     answer = ask(doc, "How long do I have to ask for a refund?", evidence=["within seven days"])
 
-    corpus = Corpus(load_folder("queries/docs").documents)  # one ranking over every document
-    answer = corpus.answer("How long do I have to ask for a refund?", ["within seven days"])
+    ws = Workspace("queries/docs")  # documents, chunks, retrievers and vectors, made once
+    answer = ws.answer("How long do I have to ask for a refund?", ["within seven days"],
+                       config=Config())  # one ranking over every document of the folder
 
 The library never imports streamlit, and ``import explorer`` stays cheap: tokenizers, PyMuPDF
 and sentence-transformers are imported inside the functions that need them.
 """
 
-from explorer.answer import Answer, Retriever, ask
+from explorer.answer import Answer, CorpusAnswer, ask
 from explorer.chunking.splitters import Chunk, ChunkSettings, split
 from explorer.config import Config
-from explorer.corpus import Corpus, CorpusAnswer
+from explorer.corpus import Corpus
 from explorer.documents import Document, load_document, load_folder, load_path
 from explorer.errors import (
     DocumentError,
@@ -28,6 +29,9 @@ from explorer.errors import (
     QuerySetError,
     SettingsError,
 )
+from explorer.retrieval.evidence import Verdict
+from explorer.retrieval.retriever import Retriever
+from explorer.workspace import Workspace
 
 __all__ = [
     "Answer",
@@ -44,6 +48,8 @@ __all__ = [
     "QuerySetError",
     "Retriever",
     "SettingsError",
+    "Verdict",
+    "Workspace",
     "ask",
     "load_document",
     "load_folder",

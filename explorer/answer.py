@@ -1,8 +1,9 @@
 """The one answer path: a question in; the ranked hits, the context an LLM would receive, each
 evidence phrase's place in it, and a verdict out.
 
-The app's query panel, ``explorer query``, ``explorer eval``, the A/B and the sweep all answer
-through :meth:`Retriever.answer`, so they cannot disagree::
+The app's pages, ``explorer query``, ``explorer eval``, the A/B, the sweep, lessons and version
+comparison all answer through :func:`answer` (by way of :class:`explorer.workspace.Workspace`),
+so they cannot disagree::
 
     from explorer import ask, load_path
 
@@ -11,48 +12,48 @@ through :meth:`Retriever.answer`, so they cannot disagree::
                  evidence=["within seven days", "does not apply to downloaded materials"])
     print(answer.verdict)
 
-How the context is made, for ``k`` and an optional token ``budget``:
+The rule, for a :class:`~explorer.corpus.Corpus` (one document is a corpus of one), ``k`` and an
+optional token ``budget``:
 
-1. Every chunk is ranked (:meth:`explorer.retrieval.ChunkIndex.rank`, with the carry).
+1. Every chunk of every document is ranked (:meth:`explorer.corpus.Corpus.rank`, with the carry).
 2. The candidates are the top ``k`` (all chunks when ``k`` is ``None``). Without a budget they are
-   all hits. With one, hits are taken in rank order while the context they make costs at most
-   ``budget`` cl100k tokens; the first hit whose context would overflow stops it.
-3. Each hit is widened (neighbours or section), brings its table's header rows, and pieces that
-   overlap or touch are merged (:func:`explorer.retrieval.context_pieces`).
-4. With ``fill`` and a budget, the tokens the hits leave widen the context around them
+   all hits. With one, hits are taken in rank order while the context they make, summed over the
+   documents, costs at most ``budget`` cl100k tokens; the first hit whose context would overflow
+   stops it.
+3. Each document's hits become that document's pieces: widened (neighbours or section), with
+   their table's header rows, pieces that overlap or touch merged
+   (:func:`explorer.retrieval.context_pieces`). Nothing reaches into another document.
+4. With ``fill`` and a budget, the tokens the hits leave are shared equally among all the
+   stretches of context, of every document; each widens inside its own document
    (:func:`explorer.retrieval.widen_to_budget`).
+5. Each evidence phrase is located (in the document the question names, or in every document),
+   and the :class:`~explorer.retrieval.evidence.Verdict` says whether the context holds them all,
+   and for each phrase it does not hold, its chunk's rank and whether ``k`` or the budget cut it.
 
-Tokens are counted on the whole document's cl100k tokens: a piece costs the tokens overlapping it,
-unmerged pieces each count in full.
+Tokens are counted on each whole document's cl100k tokens: a piece costs the tokens overlapping
+it, unmerged pieces each count in full.
 """
 
 from __future__ import annotations
 
-import copy
-from collections import OrderedDict
-from collections.abc import Sequence
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from explorer.chunking.measures import Units, get_measure
-from explorer.chunking.splitters import Chunk, split
+from explorer.chunking.measures import get_measure
+from explorer.chunking.splitters import Chunk
 from explorer.config import Config
+from explorer.corpus import Corpus, CorpusHit, CorpusPiece, DocSpan
 from explorer.documents.model import Document
 from explorer.errors import SettingsError
 from explorer.retrieval import evidence as _evidence
-from explorer.retrieval.context import (
-    ContextPiece,
-    Span,
-    TableHeaders,
-    context_pieces,
-    union,
-    widen_to_budget,
-)
-from explorer.retrieval.evidence import Evidence
-from explorer.retrieval.index import ChunkIndex, Hit
+from explorer.retrieval.context import ContextPiece, Span, union, widen_to_budget
+from explorer.retrieval.evidence import Evidence, Limits, Verdict
+from explorer.retrieval.index import Hit
 
 if TYPE_CHECKING:
-    from explorer.retrieval.embeddings import Embedder
+    from explorer.workspace import Workspace
 
 DEFAULT_K = 5
 """How many chunks an answer retrieves unless told otherwise."""
@@ -60,7 +61,8 @@ DEFAULT_K = 5
 
 @dataclass(frozen=True)
 class Answer:
-    """What one question gets under one configuration, ``k`` and budget."""
+    """What one question gets from one document under one configuration, ``k`` and budget: the
+    whole answer of a single document, or one document's part of a corpus's answer."""
 
     question: str
     config: Config
@@ -84,16 +86,23 @@ class Answer:
     """``fill`` added text around the hits."""
     evidence: tuple[Evidence, ...]
     """Each evidence phrase: where it is, whether the context holds it, its chunk's rank."""
+    limits: Limits | None = None
+    """What bounded the hits (the whole answer's, in a corpus)."""
 
     @property
-    def verdict(self) -> str | None:
-        """One sentence: complete, or what is missing and where (``None`` without evidence)."""
-        return _evidence.verdict(self.evidence) if self.evidence else None
+    def verdict(self) -> Verdict | None:
+        """Complete, or what is missing, where and why (``None`` without evidence)."""
+        return Verdict(self.evidence, self.limits) if self.evidence else None
 
     @property
     def complete(self) -> bool:
         """Every evidence phrase was found and lies inside the context."""
-        return bool(self.evidence) and all(e.covered for e in self.evidence)
+        return self.verdict is not None and self.verdict.complete
+
+    @property
+    def covered(self) -> bool:
+        """Every evidence phrase found lies inside the context (see :attr:`Verdict.covered`)."""
+        return self.verdict is not None and self.verdict.covered
 
     @property
     def scored(self) -> bool:
@@ -111,6 +120,7 @@ class Answer:
         ``count`` counts a hit's own tokens (default: cl100k over its text).
         """
         count = count or get_measure("tokens").count
+        verdict = self.verdict
         return {
             "question": self.question,
             "k": self.k,
@@ -120,8 +130,102 @@ class Answer:
             "context": [{"start": s, "end": e} for s, e in self.context],
             "tokens": self.tokens,
             "widened": self.widened,
+            **limits_json(self.limits),
             "evidence": [evidence_json(r) for r in self.evidence],
-            "verdict": self.verdict,
+            "verdict": None if verdict is None else verdict.sentence(),
+            "verdict_kind": None if verdict is None else verdict.kind,
+        }
+
+
+@dataclass(frozen=True)
+class CorpusAnswer:
+    """What one question gets from a corpus under one configuration, ``k`` and budget."""
+
+    question: str
+    config: Config
+    k: int | None
+    budget: int | None
+    documents: tuple[str, ...]
+    """Every document of the corpus, in its order."""
+    ranking: tuple[CorpusHit, ...]
+    """Every chunk of every document, best first."""
+    hits: tuple[CorpusHit, ...]
+    """The hits the context is made of, best first."""
+    pieces: tuple[CorpusPiece, ...]
+    """Each document's pieces, in rank order of each piece's best hit."""
+    context: tuple[DocSpan, ...]
+    """What an LLM receives: the pieces' spans, or, where ``fill`` widened a document's, that
+    document's widened stretches in text order, documents by their best hit."""
+    tokens: int
+    """cl100k tokens of ``context`` over all documents."""
+    widened: bool
+    evidence: tuple[Evidence, ...]
+    """Each phrase where it counts (its ``doc``: see :func:`answer`)."""
+    limits: Limits
+    doc: str | None = None
+    """The document the question names, where its evidence was looked for (``None``: any)."""
+    answers: Mapping[str, Answer] = field(default_factory=dict)
+    """Each document with a hit (and the one the question names) answered on its own part: its
+    hits, pieces, context and tokens, its chunks ranked in corpus order with corpus ranks, and the
+    evidence located in it — what a view of one document shows."""
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """Complete, or what is missing, where and why (``None`` without evidence); a corpus of
+        several documents names each phrase's document."""
+        if not self.evidence:
+            return None
+        several = len(self.documents) > 1
+        return Verdict(
+            self.evidence,
+            self.limits,
+            name_documents=several,
+            absent_from=(self.doc or "any document") if several else "the document",
+        )
+
+    @property
+    def complete(self) -> bool:
+        return self.verdict is not None and self.verdict.complete
+
+    @property
+    def covered(self) -> bool:
+        return self.verdict is not None and self.verdict.covered
+
+    @property
+    def scored(self) -> bool:
+        return any(e.found for e in self.evidence)
+
+    @property
+    def headers(self) -> tuple[DocSpan, ...]:
+        return tuple(sorted({(p.doc, *h) for p in self.pieces for h in p.headers}))
+
+    def context_in(self, doc: str) -> tuple[Span, ...]:
+        """The context's spans in document ``doc`` (in the order of :attr:`context`)."""
+        return tuple((s, e) for d, s, e in self.context if d == doc)
+
+    def to_json(
+        self, chunks: Mapping[str, Sequence[Chunk]], *, count: Any = None
+    ) -> dict[str, Any]:
+        """As :meth:`Answer.to_json`, every hit, context span and evidence phrase naming its
+        ``doc``; ``chunks`` are each document's (:attr:`Corpus.chunks`)."""
+        count = count or get_measure("tokens").count
+        verdict = self.verdict
+        return {
+            "question": self.question,
+            "k": self.k,
+            "budget": self.budget,
+            "config": self.config.to_json(),
+            "documents": len(self.documents),
+            "hits": [
+                {"doc": h.doc, **hit_json(h.hit, chunks[h.doc][h.index], count)} for h in self.hits
+            ],
+            "context": [{"doc": d, "start": s, "end": e} for d, s, e in self.context],
+            "tokens": self.tokens,
+            "widened": self.widened,
+            **limits_json(self.limits),
+            "evidence": [{"doc": r.doc, **evidence_json(r)} for r in self.evidence],
+            "verdict": None if verdict is None else verdict.sentence(),
+            "verdict_kind": None if verdict is None else verdict.kind,
         }
 
 
@@ -146,180 +250,232 @@ def evidence_json(r: Evidence) -> dict[str, Any]:
         "covered": r.covered,
         "chunk_ids": list(r.chunk_ids),
         "best_rank": r.best_rank,
+        "rank": r.best_rank,
         "cut_by_boundary": r.cut_by_boundary,
+        "cut_by": r.cut_by,
     }
 
 
-class Retriever:
-    """A document chunked and indexed under one configuration, ready to answer questions.
+def limits_json(limits: Limits | None) -> dict[str, Any]:
+    """What bounded the hits, for JSON: ``taken``, and with a budget ``budget_left`` (the
+    tokens left after the hits, before any filling) and ``next_cost``."""
+    if limits is None:
+        return {}
+    out: dict[str, Any] = {"taken": limits.taken}
+    if limits.budget is not None:
+        out["budget_left"] = limits.left
+        out["next_cost"] = limits.next_cost
+    return out
 
-    ``chunks`` may be given when already made (under ``config.chunking``); ``embedder`` is used
-    for dense and hybrid ranking and the semantic splitter (default: the model ``config`` names).
-    The document's tokens and table headers are computed on first need.
+
+# --------------------------------------------------------------------------- the rule
+
+
+def answer(
+    corpus: Corpus,
+    question: str,
+    evidence: Sequence[str] = (),
+    *,
+    k: int | None = DEFAULT_K,
+    budget: int | None = None,
+    ranking: Sequence[CorpusHit] | None = None,
+    known: Sequence[Span | None] = (),
+    doc: str | None = None,
+) -> CorpusAnswer:
+    """The answer to ``question`` from every document of ``corpus`` (see the module for the rule).
+
+    ``doc`` names the document the evidence is in (default: any; the only one of a corpus of
+    one); ``known`` are the evidence spans known in that document (a query set's ``spans``).
+    ``ranking`` may be passed in when already made for ``question`` (several ``k`` and budgets of
+    one question share it).
+
+    Evidence is located in the document named, or, when none is, in every document: a phrase then
+    counts where it is covered, else where its chunk ranks best, else where it is first found.
     """
-
-    def __init__(
-        self,
-        doc: Document,
-        config: Config | None = None,
-        *,
-        chunks: Sequence[Chunk] | None = None,
-        embedder: Embedder | None = None,
-        units: Units | None = None,
-    ) -> None:
-        self.doc = doc
-        self.config = config = config or Config()
-        if embedder is None and config.needs_model:
-            from explorer.retrieval.embeddings import embedder as shared_embedder
-
-            embedder = shared_embedder(config.model)
-        self.embedder = embedder
-        if chunks is None:
-            embed = embedder.embed if embedder is not None else None
-            chunks = split(doc, config.chunking, embed=embed)
-        self.chunks = list(chunks)
-        self.index = ChunkIndex(
-            self.chunks,
-            embedder=embedder if config.retriever != "bm25" else None,
-            heading_prefix=config.heading_prefix,
-            doc=doc,
-            dense=config.dense,
-        )
-        self._units = units
-        self._headers: TableHeaders | None = None
-
-    def using(self, config: Config) -> Retriever:
-        """This retriever under ``config``, which may differ in how the context is made (the
-        neighbours, section, merge, table headers, fill) but not in the ranking."""
-        if config == self.config:
-            return self
-        if config.index_key() != self.config.index_key():
-            raise SettingsError("a retriever can change how it builds context, not how it ranks")
-        other = copy.copy(self)
-        other.config = config
-        return other
-
-    @property
-    def units(self) -> Units:
-        """cl100k token units of the whole document (what budgets count)."""
-        if self._units is None:
-            self._units = document_units(self.doc)
-        return self._units
-
-    def rank(self, question: str) -> list[Hit]:
-        """Every chunk ranked for ``question``, best first."""
-        return self.index.rank(question, self.config.retriever, carry=self.config.carry)
-
-    def answer(
-        self,
-        question: str,
-        evidence: Sequence[str] = (),
-        *,
-        k: int | None = DEFAULT_K,
-        budget: int | None = None,
-        ranking: Sequence[Hit] | None = None,
-        known: Sequence[Span | None] = (),
-    ) -> Answer:
-        """The answer to ``question`` with ``k`` hits at most and an optional token ``budget``.
-
-        ``ranking`` may be passed in when already made for ``question`` (several ``k`` and budgets
-        of one question share it); ``known`` are evidence spans known in advance (see
-        :func:`explorer.retrieval.evidence.check`).
-        """
-        if k is not None and k < 1:
-            raise SettingsError(f"k must be at least 1, got {k}")
-        if budget is not None and budget < 1:
-            raise SettingsError(f"a token budget must be at least 1, got {budget}")
-        config = self.config
-        ranked = tuple(ranking if ranking is not None else self.rank(question))
-        candidates = ranked[:k] if k is not None else ranked
-        if budget is None:
-            hits = candidates
-            pieces = self.pieces(hits)
-            tokens = self.cost(pieces)
-        else:
-            hits, pieces, tokens = (), [], 0
-            for n in range(1, len(candidates) + 1):
-                more = self.pieces(candidates[:n])
-                cost = self.cost(more)
-                if cost > budget:
-                    break
-                hits, pieces, tokens = candidates[:n], more, cost
-        context: list[Span] = [(p.start, p.end) for p in pieces]
-        widened = False
-        if config.fill and budget is not None and pieces:
-            wide = widen_to_budget(context, self.units, budget)
-            if wide != union(context):
-                context, widened = wide, True
-                tokens = sum(self.units.size(s, e) for s, e in context)
-        results = _evidence.check(
-            evidence, self.doc.text, self.chunks, ranked, context=context, known=known
-        )
-        return Answer(
-            question=question,
-            config=config,
-            k=k,
-            budget=budget,
-            ranking=ranked,
-            hits=tuple(hits),
-            pieces=tuple(pieces),
-            context=tuple(context),
-            tokens=tokens,
-            widened=widened,
-            evidence=tuple(results),
-        )
-
-    def pieces(self, hits: Sequence[Hit], *, merge: bool | None = None) -> list[ContextPiece]:
-        """The context pieces of ``hits`` under this configuration (``merge`` overrides it)."""
-        config = self.config
-        if config.table_headers and self._headers is None:
-            self._headers = TableHeaders.of(self.doc)
-        return context_pieces(
-            hits,
-            self.chunks,
-            neighbours=config.neighbours,
-            doc=self.doc,
-            section=config.section,
-            merge=config.merge if merge is None else merge,
-            table_headers=config.table_headers,
-            headers=self._headers,
-        )
-
-    def cost(self, pieces: Sequence[ContextPiece]) -> int:
-        """cl100k tokens of ``pieces`` sent as they are (a piece repeated counts again)."""
-        return sum(self.units.size(p.start, p.end) for p in pieces)
-
-
-_UNITS: OrderedDict[tuple[str, str, int], Units] = OrderedDict()
-
-
-def document_units(doc: Document) -> Units:
-    """cl100k token units of ``doc.text`` (the last 16 documents' are kept)."""
-    key = (doc.sha256, doc.kind, len(doc.text))
-    if key in _UNITS:
-        _UNITS.move_to_end(key)
+    if k is not None and k < 1:
+        raise SettingsError(f"k must be at least 1, got {k}")
+    if budget is not None and budget < 1:
+        raise SettingsError(f"a token budget must be at least 1, got {budget}")
+    names = corpus.names
+    if doc is None and len(names) == 1:
+        doc = names[0]
+    if doc is not None:
+        corpus.retriever(doc)  # a name not in the corpus fails here
+    ranked = tuple(ranking if ranking is not None else corpus.rank(question))
+    candidates = ranked[:k] if k is not None else ranked
+    per: dict[str, list[Hit]] = {}
+    pieces: dict[str, list[ContextPiece]] = {}
+    costs: dict[str, int] = {}
+    hits: tuple[CorpusHit, ...] = ()
+    next_cost: int | None = None
+    if budget is None:
+        hits = candidates
+        for h in hits:
+            per.setdefault(h.doc, []).append(h.hit)
+        for name, hs in per.items():
+            pieces[name] = corpus.retriever(name).pieces(hs)
+            costs[name] = corpus.retriever(name).cost(pieces[name])
     else:
-        _UNITS[key] = get_measure("tokens").units(doc.text)
-        if len(_UNITS) > 16:
-            _UNITS.popitem(last=False)
-    return _UNITS[key]
-
-
-_RETRIEVERS: OrderedDict[tuple[str, str, int, str], Retriever] = OrderedDict()
-
-
-def retriever(doc: Document, config: Config | None = None) -> Retriever:
-    """A :class:`Retriever` for ``doc`` under ``config``; the last four are kept, so asking
-    again about the same document with the same configuration chunks and embeds nothing."""
-    config = config or Config()
-    key = (doc.sha256, doc.kind, len(doc.text), config.index_key())
-    if key in _RETRIEVERS:
-        _RETRIEVERS.move_to_end(key)
+        spent = 0
+        for n, h in enumerate(candidates, 1):
+            r = corpus.retriever(h.doc)
+            trial = [*per.get(h.doc, []), h.hit]
+            more = r.pieces(trial)
+            cost = r.cost(more)
+            added = cost - costs.get(h.doc, 0)
+            if spent + added > budget:
+                next_cost = added
+                break
+            spent += added
+            per[h.doc], pieces[h.doc], costs[h.doc] = trial, more, cost
+            hits = candidates[:n]
+    spent = sum(costs.values())
+    limits = Limits(
+        k=k,
+        budget=budget,
+        taken=len(hits),
+        left=None if budget is None else budget - spent,
+        next_cost=next_cost,
+    )
+    contexts: dict[str, list[Span]] = {
+        name: [(p.start, p.end) for p in ps] for name, ps in pieces.items()
+    }
+    widened: set[str] = set()
+    if corpus.config.fill and budget is not None and pieces:
+        widened = _fill(corpus, contexts, costs, budget)
+    order = sorted(pieces, key=lambda name: per[name][0].rank)
+    flat = sorted(
+        (CorpusPiece.of(name, p) for name in order for p in pieces[name]),
+        key=lambda p: p.ranks[0],
+    )
+    if widened:
+        context = [(name, s, e) for name in order for s, e in contexts[name]]
     else:
-        _RETRIEVERS[key] = Retriever(doc, config)
-        if len(_RETRIEVERS) > 4:
-            _RETRIEVERS.popitem(last=False)
-    return _RETRIEVERS[key].using(config)
+        context = [(p.doc, p.start, p.end) for p in flat]
+    checked = _check(corpus, evidence, ranked, contexts, known, doc, limits)
+    answers: dict[str, Answer] = {}
+    for name, (doc_ranking, results) in checked.items():
+        if name in per or name == doc:
+            answers[name] = Answer(
+                question=question,
+                config=corpus.config,
+                k=k,
+                budget=budget,
+                ranking=doc_ranking,
+                hits=tuple(per.get(name, ())),
+                pieces=tuple(pieces.get(name, ())),
+                context=tuple(contexts.get(name, ())),
+                tokens=costs.get(name, 0),
+                widened=name in widened,
+                evidence=tuple(results),
+                limits=limits,
+            )
+    return CorpusAnswer(
+        question=question,
+        config=corpus.config,
+        k=k,
+        budget=budget,
+        documents=names,
+        ranking=ranked,
+        hits=tuple(hits),
+        pieces=tuple(flat),
+        context=tuple(context),
+        tokens=sum(costs.values()),
+        widened=bool(widened),
+        evidence=tuple(_pick(names, checked, doc)),
+        limits=limits,
+        doc=doc,
+        answers=answers,
+    )
+
+
+def _fill(
+    corpus: Corpus, contexts: dict[str, list[Span]], costs: dict[str, int], budget: int
+) -> set[str]:
+    """Widen each document's context with its share of the tokens left (in place); the
+    documents whose context grew."""
+    unions = {name: union(ctx) for name, ctx in contexts.items()}
+    units = {name: corpus.retriever(name).units for name in contexts}
+    held = {name: sum(units[name].size(s, e) for s, e in u) for name, u in unions.items()}
+    stretches = sum(len(u) for u in unions.values())
+    share = (budget - sum(held.values())) // max(stretches, 1)
+    grown: set[str] = set()
+    if share <= 0:
+        return grown
+    for name, ctx in contexts.items():
+        wide = widen_to_budget(ctx, units[name], held[name] + share * len(unions[name]))
+        if wide != unions[name]:
+            contexts[name] = wide
+            costs[name] = sum(units[name].size(s, e) for s, e in wide)
+            grown.add(name)
+    return grown
+
+
+def _check(
+    corpus: Corpus,
+    evidence: Sequence[str],
+    ranked: Sequence[CorpusHit],
+    contexts: Mapping[str, Sequence[Span]],
+    known: Sequence[Span | None],
+    doc: str | None,
+    limits: Limits,
+) -> dict[str, tuple[tuple[Hit, ...], list[Evidence]]]:
+    """Each document's chunks in corpus order, and the evidence checked in it: in ``doc``
+    only when one is named, else in every document; each phrase found but not covered says what
+    kept it out."""
+    by_doc: dict[str, list[Hit]] = {name: [] for name in corpus.names}
+    for h in ranked:
+        by_doc[h.doc].append(h.hit)
+    out: dict[str, tuple[tuple[Hit, ...], list[Evidence]]] = {}
+    for name in corpus.names:
+        if doc is not None and name != doc and name not in contexts:
+            continue
+        r = corpus.retriever(name)
+        results: list[Evidence] = []
+        if doc is None or name == doc:
+            results = [
+                dataclasses.replace(
+                    e,
+                    doc=name if e.found else None,
+                    cut_by=limits.cut(e.best_rank) if e.found and not e.covered else None,
+                )
+                for e in _evidence.check(
+                    evidence,
+                    r.doc.text,
+                    r.chunks,
+                    by_doc[name],
+                    context=contexts.get(name, ()),
+                    known=known if name == doc else (),
+                )
+            ]
+        out[name] = (tuple(by_doc[name]), results)
+    return out
+
+
+def _pick(
+    names: Sequence[str],
+    checked: Mapping[str, tuple[tuple[Hit, ...], list[Evidence]]],
+    doc: str | None,
+) -> list[Evidence]:
+    """Each phrase where it counts: in ``doc`` when named; else where it is covered, else where
+    its chunk ranks best, else where it is first found (in corpus order)."""
+    places = [name for name in names if name in checked and (doc is None or name == doc)]
+    lists = [checked[name][1] for name in places]
+    out = []
+    for i in range(len(lists[0]) if lists else 0):
+        here = [lst[i] for lst in lists]
+        j = min(range(len(here)), key=lambda j: _standing(here[j], j))
+        e = here[j]
+        out.append(dataclasses.replace(e, doc=places[j] if e.found else None))
+    return out
+
+
+def _standing(e: Evidence, order: int) -> tuple[bool, bool, bool, int, int]:
+    """Sorts where a phrase counts first: covered, found, ranked, best ranked, earliest."""
+    return (not e.covered, not e.found, e.best_rank is None, e.best_rank or 0, order)
+
+
+# --------------------------------------------------------------------------- one document
 
 
 def ask(
@@ -330,6 +486,14 @@ def ask(
     config: Config | None = None,
     k: int | None = DEFAULT_K,
     budget: int | None = None,
+    workspace: Workspace | None = None,
 ) -> Answer:
-    """Answer ``question`` from ``doc``: hits, context, evidence and verdict (see the module)."""
-    return retriever(doc, config).answer(question, evidence, k=k, budget=budget)
+    """Answer ``question`` from ``doc``: hits, context, evidence and verdict (see the module).
+
+    ``workspace`` keeps the document's chunks, index and vectors (default: one shared by every
+    call in this process, so asking again chunks and embeds nothing).
+    """
+    from explorer.workspace import shared_workspace
+
+    ws = workspace if workspace is not None else shared_workspace()
+    return ws.ask(doc, question, evidence, config=config or Config(), k=k, budget=budget)

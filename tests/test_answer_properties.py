@@ -1,4 +1,4 @@
-"""Properties of the one answer path, :meth:`explorer.answer.Retriever.answer`, and of
+"""Properties of the one answer path, :func:`explorer.answer.answer`, and of
 :func:`explorer.evaluation.coverage.score`, which reads its metrics from those answers.
 
 The references follow the module docstring of ``explorer/answer.py``: the candidates are the top
@@ -22,16 +22,18 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from explorer.answer import Answer, Retriever
+from explorer.answer import Answer
 from explorer.chunking.measures import Units, get_measure
 from explorer.config import Config
+from explorer.corpus import Corpus
 from explorer.documents.model import Document
-from explorer.evaluation.coverage import holds, score
+from explorer.evaluation.coverage import score
 from explorer.evaluation.queries import Query
 from explorer.retrieval.context import ContextPiece, context_pieces, union
 from explorer.retrieval.evidence import locate
 from explorer.retrieval.index import Hit
-from tests.conftest import make_doc
+from explorer.retrieval.retriever import Retriever
+from tests.conftest import answer_one, make_doc, retriever_of
 from tests.test_properties_eval import (
     chars,
     markdown_texts,
@@ -102,8 +104,14 @@ class Case:
         self, *, k: int | None, budget: int | None = None, known: Sequence[Span | None] = ()
     ) -> Answer:
         """The answer under the configuration without fill, to the generated ranking."""
-        return self.retriever.answer(
-            "q", self.evidence, k=k, budget=budget, ranking=self.ranking, known=known
+        return answer_one(
+            self.retriever,
+            "q",
+            self.evidence,
+            k=k,
+            budget=budget,
+            ranking=self.ranking,
+            known=known,
         )
 
 
@@ -129,7 +137,7 @@ def cases(
         section=draw(st.sampled_from([False, False, True])),
         table_headers=draw(st.sampled_from([True, True, False])),
     )
-    retriever = Retriever(doc, config)
+    retriever = retriever_of(doc, config)
     assume(retriever.chunks)
     order = draw(st.permutations(range(len(retriever.chunks))))
     ranking = [Hit(r + 1, i, 1.0 / (r + 1), "bm25") for r, i in enumerate(order)]
@@ -156,17 +164,15 @@ def located_of(a: Answer) -> list[tuple[Span, ...]]:
 
 def check_evidence(a: Answer, text: str) -> None:
     """Each phrase's place and whether the context holds it, from the definitions; the answer is
-    covered (``holds``) exactly when every phrase found lies in its context."""
+    covered (``Answer.covered``) exactly when every phrase found lies in its context."""
     inside = chars(a.context)
     for e in a.evidence:
         assert e.covered == any(chars([o]) <= inside for o in e.spans)
     located = located_of(a)
-    assert holds(located, a.context) == ref_covered(located, a.context)
+    assert a.covered == ref_covered(located, a.context)
     found = [e for e in a.evidence if e.found]
-    assert holds(located, a.context) == (bool(found) and all(e.covered for e in found))
-    assert a.complete == (
-        bool(a.evidence) and len(found) == len(a.evidence) and holds(located, a.context)
-    )
+    assert a.covered == (bool(found) and all(e.covered for e in found))
+    assert a.complete == (bool(a.evidence) and len(found) == len(a.evidence) and a.covered)
 
 
 # --------------------------------------------------------------------------- found by these
@@ -183,17 +189,17 @@ def test_a_merged_context_can_cost_less() -> None:
     config = Config(retriever="bm25").replace(
         splitter="fixed", unit="chars", size=1, overlap=0, carry=0.0, fill=False
     )
-    r = Retriever(doc, config)
+    r = retriever_of(doc, config)
     ranking = [Hit(n + 1, i, 0.0, "bm25") for n, i in enumerate((0, 3, 1, 2))]
     costs = [r.cost(r.pieces(ranking[:n])) for n in range(1, 5)]
     assert costs == [1, 2, 2, 1]
-    a = r.answer("q", ["d"], k=None, budget=1, ranking=ranking)
+    a = answer_one(r, "q", ["d"], k=None, budget=1, ranking=ranking)
     assert a.hits == (ranking[0],) and a.context == ((0, 1),) and a.tokens == 1
     assert not a.complete  # "d" is the second hit: over the budget
-    assert r.answer("q", ["d"], k=None, budget=2, ranking=ranking).hits == tuple(ranking)
+    assert answer_one(r, "q", ["d"], k=None, budget=2, ranking=ranking).hits == tuple(ranking)
     # with fill, the one token the hit costs leaves nothing to widen with
-    filled = r.using(config.replace(fill=True)).answer(
-        "q", ["d"], k=None, budget=1, ranking=ranking
+    filled = answer_one(
+        r.using(config.replace(fill=True)), "q", ["d"], k=None, budget=1, ranking=ranking
     )
     assert filled.context == a.context and not filled.widened
 
@@ -222,7 +228,7 @@ def test_a_budget_takes_hits_in_rank_order_until_the_first_would_overflow(
     more = case.answer(k=k, budget=budget + data.draw(st.integers(1, 40), "more"))
     assert more.hits[:n] == a.hits
     assert chars(a.context) <= chars(more.context)
-    assert holds(located_of(more), more.context) or not holds(located_of(a), a.context)
+    assert more.covered or not a.covered
     assert all(m.covered or not e.covered for e, m in zip(a.evidence, more.evidence, strict=True))
 
 
@@ -234,7 +240,7 @@ def joining_cases(draw: st.DrawFn) -> Case:
     config = Config(retriever="bm25").replace(
         splitter="fixed", unit="chars", size=1, overlap=0, carry=0.0, fill=False
     )
-    retriever = Retriever(doc, config)
+    retriever = retriever_of(doc, config)
     units = get_measure("tokens").units(doc.text)
     chunks = retriever.chunks
     runs = [
@@ -281,7 +287,7 @@ def test_without_a_budget_the_top_k_are_the_hits_and_coverage_never_falls_as_k_g
     for a, b in itertools.pairwise(answers):
         assert located_of(a) == located_of(b)
         assert chars(a.context) <= chars(b.context)
-        assert holds(located_of(b), b.context) or not holds(located_of(a), a.context)
+        assert b.covered or not a.covered
         assert all(y.covered or not x.covered for x, y in zip(a.evidence, b.evidence, strict=True))
 
 
@@ -298,14 +304,14 @@ def test_filling_the_budget_never_uncovers_a_question(case: Case, data: st.DataO
     budget = budget_of(data, case, candidates)
     filling = case.retriever.using(case.retriever.config.replace(fill=True))
     plain = case.answer(k=k, budget=budget)
-    filled = filling.answer("q", case.evidence, k=k, budget=budget, ranking=case.ranking)
+    filled = answer_one(filling, "q", case.evidence, k=k, budget=budget, ranking=case.ranking)
     assert filled.hits == plain.hits and filled.pieces == plain.pieces
     inside = chars(filled.context)
     assert chars(spans_of(filled.pieces)) <= inside
     assert filled.tokens == case.cost(filled.context) <= budget
     check_evidence(filled, case.doc.text)
     assert located_of(filled) == located_of(plain)
-    assert holds(located_of(filled), filled.context) or not holds(located_of(plain), plain.context)
+    assert filled.covered or not plain.covered
     assert all(
         f.covered or not p.covered for p, f in zip(plain.evidence, filled.evidence, strict=True)
     )
@@ -316,7 +322,7 @@ def test_filling_the_budget_never_uncovers_a_question(case: Case, data: st.DataO
         assert case.cost(union(plain.context)) < budget  # it had tokens to spend
     else:
         assert (filled.context, filled.tokens) == (plain.context, plain.tokens)
-    unbounded = filling.answer("q", case.evidence, k=k, ranking=case.ranking)
+    unbounded = answer_one(filling, "q", case.evidence, k=k, ranking=case.ranking)
     assert not unbounded.widened
     assert unbounded.context == case.answer(k=k).context
 
@@ -376,7 +382,7 @@ def own_spans(case: Case, h: Hit) -> list[Span]:
 def test_score_reads_coverage_from_the_answers_and_counts_each_hit_with_its_header_rows(
     case: Case, data: st.DataObject
 ) -> None:
-    """``score`` answers at every k and budget from one ranking; coverage is ``holds`` over each
+    """``score`` answers at every k and budget from one ranking; coverage is ``covered`` over each
     answer's context; recall, precision and IoU at k count what each of the top k hits brings
     on its own (with its table's header rows), with multiplicity; known spans are respected."""
     r = case.retriever
@@ -389,7 +395,8 @@ def test_score_reads_coverage_from_the_answers_and_counts_each_hit_with_its_head
     # every hit among them (its header rows counted, whatever the ks drawn)
     ks = sorted({*data.draw(st.sets(st.integers(1, len(r.chunks) + 1), max_size=3)), len(r.chunks)})
     budgets = sorted(data.draw(st.sets(st.integers(1, case.units.total() + 5), max_size=2)))
-    result = score(Query("q", "t.md", question, tuple(evidence), tuple(known)), r, ks, budgets)
+    query = Query("q", "t.md", question, tuple(evidence), tuple(known))
+    result = score(query, Corpus({"t.md": r}, r.config), ks, budgets)
     ranking = list(r.rank(question))
     assert sorted(h.index for h in ranking) == list(range(len(r.chunks)))
     located = [

@@ -20,15 +20,14 @@ from explorer.documents.load import load_document
 from explorer.errors import QuerySetError, SettingsError
 from explorer.evaluation import compare, queries
 from explorer.evaluation.coverage import (
-    MODEL_NOTE,
     QueryResult,
-    Workspace,
     evaluate,
     summary_row,
     sweep,
     sweep_cells,
 )
 from explorer.evaluation.queries import load_queries, parse_queries
+from explorer.workspace import MODEL_NOTE, Workspace
 from tests.conftest import REPO, make_chunks, make_doc
 from ui import evaluate_view, render
 from ui import view as pipeline
@@ -303,6 +302,8 @@ class FakeModel:
 class FakeEmbedder:
     """Deterministic vectors from a hash, with the real embedder's cache and progress API."""
 
+    loaded = False
+
     def __init__(self) -> None:
         self.model = FakeModel()
         self._cache: dict[str, Any] = {}
@@ -334,7 +335,7 @@ class FakeEmbedder:
 class FakeWorkspace(Workspace):
     fake: FakeEmbedder
 
-    def embedder(self, config: Config) -> Any:
+    def embedder(self, model: str) -> Any:
         return self.fake
 
 

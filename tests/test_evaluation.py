@@ -9,20 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from explorer.answer import Retriever
 from explorer.config import Config
 from explorer.errors import QuerySetError, SettingsError
-from explorer.evaluation.coverage import (
-    Workspace,
-    char_metrics,
-    evaluate,
-    flipped,
-    holds,
-    sweep,
-)
+from explorer.evaluation.coverage import char_metrics, evaluate, flipped, sweep
 from explorer.evaluation.queries import Query, dumps, load_queries, parse_queries
 from explorer.retrieval.index import CARRY, Hit
-from tests.conftest import CARRY_QUESTION, RULE_THEN_EXCEPTION, SAMPLES
+from explorer.workspace import Workspace
+from tests.conftest import CARRY_QUESTION, RULE_THEN_EXCEPTION, SAMPLES, answer_one, retriever_of
+from tests.test_properties_eval import holds
 
 PLAIN = Config(
     retriever="bm25", heading_prefix=True, merge=False, table_headers=False, carry=0.0, fill=False
@@ -61,20 +55,20 @@ def test_a_budget_stops_at_the_first_hit_that_overflows() -> None:
     from explorer.documents.load import load_document
 
     doc = load_document(" ".join(f"w{i}" for i in range(200)).encode(), name="w.txt")
-    ready = Retriever(doc, PLAIN.replace(splitter="fixed", unit="tokens", size=40, overlap=0))
+    ready = retriever_of(doc, PLAIN.replace(splitter="fixed", unit="tokens", size=40, overlap=0))
     chunks = ready.chunks
     cost = [ready.units.size(c.start, c.end) for c in chunks]
     order = [2, 0, 3, 1]  # rank order of the first four chunks
     ranking = [Hit(r + 1, i, 1.0 / (r + 1), "bm25") for r, i in enumerate(order)]
     two = cost[2] + cost[0]
-    answer = ready.answer("q", k=None, budget=two, ranking=ranking)
+    answer = answer_one(ready, "q", k=None, budget=two, ranking=ranking)
     assert [h.index for h in answer.hits] == [2, 0] and answer.tokens == two
     # one token short of the second hit: only the first, though a later one may be smaller
-    answer = ready.answer("q", k=None, budget=two - 1, ranking=ranking)
+    answer = answer_one(ready, "q", k=None, budget=two - 1, ranking=ranking)
     assert [h.index for h in answer.hits] == [2]
-    assert ready.answer("q", k=None, budget=cost[2] - 1, ranking=ranking).hits == ()
+    assert answer_one(ready, "q", k=None, budget=cost[2] - 1, ranking=ranking).hits == ()
     # k still caps the hits within a budget
-    assert len(ready.answer("q", k=1, budget=10_000, ranking=ranking).hits) == 1
+    assert len(answer_one(ready, "q", k=1, budget=10_000, ranking=ranking).hits) == 1
 
 
 def test_a_phrase_occurring_twice_scores_on_its_best_covered_occurrence() -> None:
@@ -191,7 +185,7 @@ def test_merged_context_counts_shared_text_once_in_the_budget() -> None:
 
     doc = load_document(" ".join(f"word{i}" for i in range(60)).encode(), name="w.txt")
     config = PLAIN.replace(splitter="fixed", unit="words", size=10, overlap=5)
-    ready = Retriever(doc, config.replace(merge=True))
+    ready = retriever_of(doc, config.replace(merge=True))
     chunks = ready.chunks
     ranking = [Hit(r + 1, i, 1.0 / (r + 1), "bm25") for r, i in enumerate(range(len(chunks)))]
     union_cost = ready.units.size(chunks[0].start, chunks[1].end)
@@ -199,9 +193,9 @@ def test_merged_context_counts_shared_text_once_in_the_budget() -> None:
         chunks[1].start, chunks[1].end
     )
     assert union_cost < both
-    merged = ready.answer("q", k=None, budget=union_cost, ranking=ranking)
+    merged = answer_one(ready, "q", k=None, budget=union_cost, ranking=ranking)
     assert [h.index for h in merged.hits] == [0, 1] and merged.tokens == union_cost
-    unmerged = ready.using(config).answer("q", k=None, budget=union_cost, ranking=ranking)
+    unmerged = answer_one(ready.using(config), "q", k=None, budget=union_cost, ranking=ranking)
     assert [h.index for h in unmerged.hits] == [0]
 
 

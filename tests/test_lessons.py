@@ -1,5 +1,5 @@
 """The boundary lessons: each fails at its failing setting and is complete after each repair,
-through the app's answer path (``Retriever.answer``, the real all-MiniLM-L6-v2 where a lesson
+through the app's answer path (``Workspace.ask``, the real all-MiniLM-L6-v2 where a lesson
 ranks with dense or hybrid); what each explanation claims is checked on the chunks; bad lesson
 files get one specific message; the app's picker, repair buttons, reset, presentation mode and
 links; ``explorer lessons check``.
@@ -15,7 +15,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer import cli, resources
-from explorer.answer import Retriever
 from explorer.chunking.splitters import embedded_text
 from explorer.documents.load import load_path
 from explorer.errors import LessonError
@@ -27,6 +26,7 @@ from explorer.evaluation.lessons import (
     load_lessons,
     read_lessons,
 )
+from explorer.workspace import Workspace
 from tests.conftest import REPO, SAMPLES
 from tests.test_app import APP
 from ui import view as pipeline
@@ -39,8 +39,17 @@ MODEL_TIMEOUT = 180
 
 def answer(lesson: Lesson, setting: Setting) -> Any:
     doc = load_path(SAMPLES / lesson.doc)
-    ready = Retriever(doc, setting.config)
-    return ready, ready.answer(lesson.question, lesson.evidence, k=setting.k, budget=setting.budget)
+    ws = Workspace()
+    ready = ws.retriever(doc, setting.config)
+    answer = ws.ask(
+        doc,
+        lesson.question,
+        lesson.evidence,
+        config=setting.config,
+        k=setting.k,
+        budget=setting.budget,
+    )
+    return ready, answer
 
 
 # --------------------------------------------------------------------------- the lessons

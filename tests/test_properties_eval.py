@@ -22,13 +22,25 @@ from hypothesis import strategies as st
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk
 from explorer.documents.model import Document
-from explorer.evaluation.coverage import char_metrics, holds
+from explorer.evaluation.coverage import char_metrics
 from explorer.retrieval.context import ContextPiece, context_pieces, section_span, widen_to_budget
-from explorer.retrieval.evidence import Evidence, check, locate, union, verdict
+from explorer.retrieval.evidence import Evidence, Verdict, check, covered_by, locate, union
 from explorer.retrieval.index import Hit
 from tests.conftest import make_chunks, make_doc
 
 Span = tuple[int, int]
+
+
+def holds(located: Sequence[Sequence[Span]], context: Sequence[Span]) -> bool:
+    """:attr:`Verdict.covered` for phrases found at ``located`` (empty: not found), each covered
+    as :func:`covered_by` says against the retrieved ``context``."""
+    merged = union(context)
+    found = tuple(
+        Evidence(f"p{i}", tuple(occ), any(covered_by(o, merged) for o in occ), (), (), None, False)
+        for i, occ in enumerate(located)
+    )
+    return bool(found) and Verdict(found).covered
+
 
 # --------------------------------------------------------------------------- strategies
 
@@ -315,7 +327,7 @@ def test_a_phrase_absent_from_the_text_is_not_found_and_never_counted(
     [r] = check([phrase], text, chunks, ranking, context=[(0, len(text))])
     assert not r.found and not r.covered and not r.cut_by_boundary
     assert r.chunk_ids == () and r.best_rank is None
-    assert verdict([r]).startswith("unchecked: ")
+    assert Verdict((r,)).sentence().startswith("unchecked: ")
     # in the metrics: neither a hit nor a miss (a query of such phrases is not scored)
     located, context = [r.spans], [(0, len(text))]
     assert located == [()] and not any(located)
@@ -369,12 +381,14 @@ def test_check_agrees_with_brute_force_for_every_k(
 
 
 def check_verdict(results: Sequence[Evidence]) -> None:
-    said = verdict(results)
+    if not results:
+        with pytest.raises(ValueError):  # a verdict needs a phrase: an answer without says None
+            Verdict(())
+        return
+    said = Verdict(tuple(results)).sentence()
     missing = [r for r in results if r.found and not r.covered]
     absent = [r for r in results if not r.found]
-    if not results:
-        assert said == "no evidence phrases given"
-    elif not missing and not absent:
+    if not missing and not absent:
         assert said.startswith("complete: ")
     elif missing:
         assert said.startswith("incomplete: ")
@@ -414,13 +428,13 @@ def test_evidence_straddling_chunks_is_covered_only_when_all_of_them_are_retriev
     [r] = check([phrase], text, chunks, ranking, context=context)
     assert r.spans == ((s, e),)
     assert r.covered and r.cut_by_boundary and r.best_rank is None
-    assert verdict([r]).startswith("complete")
+    assert Verdict((r,)).sentence().startswith("complete")
     # leave out any one of the chunks the phrase runs through: no longer covered
     gone = data.draw(st.sampled_from(across))
     context = [(chunks[i].start, chunks[i].end) for i in order if i != gone]
     [r] = check([phrase], text, chunks, ranking, context=context)
     assert not r.covered
-    assert "is cut by a chunk boundary" in verdict([r])
+    assert "is cut by a chunk boundary" in Verdict((r,)).sentence()
 
 
 # --------------------------------------------------------------------------- the metrics

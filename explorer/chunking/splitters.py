@@ -672,9 +672,10 @@ def _levels_for(
         return [Level(name, _level_cuts(doc.text, name)) for name in settings.separators], True
     if settings.splitter == "semantic":
         if embed is None:
-            from explorer.retrieval.embeddings import embedder
-
-            embed = embedder().embed
+            raise SettingsError(
+                "the semantic splitter embeds the text to find its cuts: give split() an embed "
+                "function (explorer.Workspace passes the configuration's model)"
+            )
         breaks = semantic_breaks(doc.text, embed, percentile=settings.percentile)
         return [
             Level("semantic", FirstCuts(breaks), always=True),
@@ -694,7 +695,8 @@ def split(
     """Cut ``doc`` into chunks.
 
     ``units`` may be passed in when already computed for ``doc`` under ``settings.measure``.
-    ``embed`` is used by the ``semantic`` splitter only (default: the bundled model, cached).
+    ``embed`` (texts in, one normalised vector each out) is needed by the ``semantic`` splitter
+    only, which embeds sentence groups to find where the topic shifts.
     """
     if settings.splitter in EXTERNAL:
         return EXTERNAL[settings.splitter](doc, settings)

@@ -10,10 +10,10 @@ from a glyph back to its page and rectangle (see :mod:`explorer.documents.pdf`).
 * :mod:`~explorer.documents.model` — the records (``Document``, ``Block``, ``Layout`` …);
 * :mod:`~explorer.documents.load` — reading bytes: text, Markdown, pipe tables, folders;
 * :mod:`~explorer.documents.pdf` — the PDF reader (PyMuPDF, imported on first use);
-* :mod:`~explorer.documents.corpus` — many files at once, the ones that cannot be used listed.
+* :mod:`~explorer.documents.folder` — many files at once, the ones that cannot be used listed.
 """
 
-from explorer.documents.corpus import Loaded, Skipped, load_folder, load_paths
+from explorer.documents.folder import Loaded, Skipped, load_folder, load_paths
 from explorer.documents.load import documents_in, load_document, load_path
 from explorer.documents.model import (
     SUPPORTED_SUFFIXES,

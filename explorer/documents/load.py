@@ -36,15 +36,19 @@ from explorer.errors import DocumentError
 def load_path(path: str | Path) -> Document:
     """Read a file from disk and load it by its suffix."""
     p = Path(path)
+    return load_document(read_file(p), name=p.name)
+
+
+def read_file(path: Path) -> bytes:
+    """The bytes of the file at ``path``; a file that cannot be read is one clear message."""
     try:
-        data = p.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
-        raise DocumentError(f"{p}: no such file") from None
+        raise DocumentError(f"{path}: no such file") from None
     except IsADirectoryError:
-        raise DocumentError(f"{p}: is a folder, not a file") from None
+        raise DocumentError(f"{path}: is a folder, not a file") from None
     except OSError as exc:
-        raise DocumentError(f"{p}: cannot be read ({exc.strerror})") from None
-    return load_document(data, name=p.name)
+        raise DocumentError(f"{path}: cannot be read ({exc.strerror})") from None
 
 
 def load_document(data: bytes, *, name: str) -> Document:

@@ -190,6 +190,12 @@ class Document:
         """A short content hash: changes whenever the source bytes change."""
         return self.sha256[:12]
 
+    @property
+    def key(self) -> str:
+        """What the document is, for caches: its bytes' hash and how they were read (the same
+        bytes read as Markdown and as plain text are two documents; the name is not part of it)."""
+        return f"{self.sha256}:{self.kind}"
+
     def heading_path_at(self, offset: int) -> tuple[str, ...]:
         """The heading path of the section that ``offset`` falls in (empty before any heading)."""
         i = bisect.bisect_right(self._heading_starts, offset) - 1

@@ -5,7 +5,7 @@
 * :mod:`~explorer.evaluation.compare` — A/B boundaries, evidence ranks, flips.
 """
 
-from explorer.evaluation.coverage import EvalReport, Workspace, evaluate, sweep
+from explorer.evaluation.coverage import EvalReport, evaluate, sweep
 from explorer.evaluation.queries import Query, load_queries
 
-__all__ = ["EvalReport", "Query", "Workspace", "evaluate", "load_queries", "sweep"]
+__all__ = ["EvalReport", "Query", "evaluate", "load_queries", "sweep"]

@@ -17,9 +17,10 @@ from typing import Any
 
 from explorer.chunking.splitters import Chunk
 from explorer.errors import SettingsError
-from explorer.evaluation.coverage import EvalReport, QueryResult, Workspace
+from explorer.evaluation.coverage import EvalReport, QueryResult
 from explorer.evaluation.stats import PairedComparison, compare_by_question
 from explorer.retrieval.context import Span
+from explorer.workspace import Workspace
 
 
 @dataclass(frozen=True)

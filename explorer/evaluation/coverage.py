@@ -11,9 +11,9 @@ Metrics, per query and averaged over the queries that have evidence we can locat
 * ``coverage@B`` — the same with a token budget: hits are taken in rank order while the context
   they make costs at most B cl100k tokens (the first hit that would overflow stops it).
 
-Both are read from the answers :meth:`explorer.answer.Retriever.answer` gives — the app's and
+Both are read from the answers :func:`explorer.answer.answer` gives — the app's and
 ``explorer query``'s — at each k (no budget) and at each budget (no k), so an evaluation measures
-exactly what the app shows.
+exactly what the app shows; "covered" is :attr:`explorer.retrieval.evidence.Verdict.covered`.
 * ``recall@k`` — evidence characters inside the retrieved union / all evidence characters.
 * ``precision@k`` and ``iou@k`` — as in Chroma's chunking evaluation (Smith & Troynikov, 2024):
   retrieved characters are counted *with multiplicity* (overlapping chunks count twice), so
@@ -29,28 +29,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from explorer.answer import Answer, Retriever, hit_json
+from explorer.answer import Answer, CorpusAnswer, answer, hit_json
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk, split
+from explorer.chunking.splitters import Chunk
 from explorer.config import Config
-from explorer.corpus import Corpus, CorpusAnswer
-from explorer.documents.corpus import Skipped, load_folder
-from explorer.documents.load import load_path
-from explorer.documents.model import Document
-from explorer.errors import QuerySetError, SettingsError
+from explorer.corpus import Corpus
+from explorer.errors import SettingsError
 from explorer.evaluation.queries import Query
 from explorer.progress import Progress, quiet, scaled
 from explorer.retrieval.context import Span, union
+from explorer.workspace import Workspace
 
 SCOPES = ("document", "corpus")
 """Where a question's answer is retrieved from: the document it names, or every document."""
 DEFAULT_KS = (1, 3, 5)
 DEFAULT_BUDGETS = (512, 1024)
-MODEL_NOTE = "loading the embedding model (about 15 s the first time)"
 
 
 # --------------------------------------------------------------------------- metrics
@@ -58,15 +54,6 @@ MODEL_NOTE = "loading the embedding model (about 15 s the first time)"
 
 def _overlap_len(a: Span, merged: Sequence[Span]) -> int:
     return sum(max(0, min(a[1], e) - max(a[0], s)) for s, e in merged)
-
-
-def holds(located: Sequence[Sequence[Span]], context: Sequence[Span]) -> bool:
-    """Every located phrase has an occurrence wholly inside ``context`` (and one is located)."""
-    merged = union(context)
-    phrases = [occ for occ in located if occ]
-    return bool(phrases) and all(
-        any(_overlap_len(o, merged) == o[1] - o[0] for o in occ) for occ in phrases
-    )
 
 
 def char_metrics(
@@ -136,132 +123,14 @@ class QueryResult:
 
     @property
     def covered_at_k(self) -> dict[int, bool]:
-        return {k: holds(self.located, a.context) for k, a in self.at_k.items()}
+        return {k: a.covered for k, a in self.at_k.items()}
 
     @property
     def covered_at_budget(self) -> dict[int, bool]:
-        return {b: holds(self.located, a.context) for b, a in self.at_budget.items()}
+        return {b: a.covered for b, a in self.at_budget.items()}
 
 
 # --------------------------------------------------------------------------- running
-
-
-@dataclass
-class Workspace:
-    """Loaded documents and their retrievers, shared across queries and configurations."""
-
-    docs_dir: Path | None
-    """Where the queries' documents are read from (None: only ``documents``)."""
-    documents: Mapping[str, Document] = field(default_factory=dict)
-    """Documents already loaded (such as uploads), by the name queries use; they win over files
-    of the same name in ``docs_dir``."""
-    _docs: dict[str, Document] = field(default_factory=dict)
-    _chunks: dict[tuple[str, str], list[Chunk]] = field(default_factory=dict)
-    _retrievers: dict[tuple[str, str], Retriever] = field(default_factory=dict)
-    _corpora: dict[tuple[tuple[str, ...], str], Corpus] = field(default_factory=dict)
-    _folder: tuple[tuple[str, ...], tuple[Skipped, ...]] | None = None
-
-    def names(self) -> tuple[str, ...]:
-        """Every document: those loaded already (``documents``), then every file of
-        ``docs_dir`` that loads (:func:`explorer.documents.load_folder`), in name order."""
-        return tuple(dict.fromkeys([*self.documents, *self._read_folder()[0]]))
-
-    @property
-    def skipped(self) -> tuple[Skipped, ...]:
-        """The files of ``docs_dir`` that :meth:`names` could not load, each with its reason."""
-        return self._read_folder()[1]
-
-    def _read_folder(self) -> tuple[tuple[str, ...], tuple[Skipped, ...]]:
-        if self._folder is None:
-            if self.docs_dir is None:
-                self._folder = ((), ())
-            else:
-                loaded = load_folder(self.docs_dir)
-                for doc in loaded.documents:
-                    self._docs.setdefault(doc.name, doc)
-                self._folder = (loaded.names, loaded.skipped)
-        return self._folder
-
-    def document(self, name: str) -> Document:
-        if name in self.documents:
-            return self.documents[name]
-        if name not in self._docs:
-            path = self.docs_dir / name if self.docs_dir is not None else None
-            if path is None or not path.is_file():
-                where = self.docs_dir if self.docs_dir is not None else "the loaded documents"
-                raise QuerySetError(f"document {name!r} is not in {where}")
-            self._docs[name] = load_path(path)
-        return self._docs[name]
-
-    def embedder(self, config: Config) -> Any:
-        from explorer.retrieval.embeddings import embedder
-
-        return embedder(config.model)
-
-    def chunks(self, name: str, config: Config) -> list[Chunk]:
-        settings = config.chunking
-        key = (
-            name,
-            settings.key() + (f"|{config.model}" if settings.splitter == "semantic" else ""),
-        )
-        if key not in self._chunks:
-            embed = self.embedder(config).embed if settings.splitter == "semantic" else None
-            self._chunks[key] = split(self.document(name), settings, embed=embed)
-        return self._chunks[key]
-
-    def retriever(self, name: str, config: Config) -> Retriever:
-        """The document's retriever under ``config`` (one per ranking; context settings vary)."""
-        key = (name, config.index_key())
-        if key not in self._retrievers:
-            self._retrievers[key] = Retriever(
-                self.document(name),
-                config,
-                chunks=self.chunks(name, config),
-                embedder=self.embedder(config) if config.needs_model else None,
-            )
-        return self._retrievers[key].using(config)
-
-    def corpus(self, config: Config, names: Sequence[str] | None = None) -> Corpus:
-        """The named documents (default: all, :meth:`names`) as one :class:`Corpus`, made of the
-        same retrievers as each document's own (nothing is chunked or embedded again)."""
-        names = tuple(names if names is not None else self.names())
-        key = (names, config.index_key())
-        if key not in self._corpora:
-            self._corpora[key] = Corpus(
-                {n: self.document(n) for n in names},
-                config,
-                retrievers={n: self.retriever(n, config) for n in names},
-            )
-        return self._corpora[key].using(config)
-
-    def prepare(self, names: Sequence[str], config: Config, progress: Progress = quiet) -> None:
-        """Chunk every named document and, for dense or hybrid ranking, embed what is new, with
-        progress through the slow steps (the embedding, mostly)."""
-        dense = config.retriever != "bm25"
-        if config.chunking.splitter == "semantic":  # it embeds sentences to find its cuts
-            progress(0.0, MODEL_NOTE)
-            self.embedder(config).model  # noqa: B018 - load it now, under its own message
-        chunk_share = 0.1 if dense else 1.0
-        for n, name in enumerate(names):
-            progress(chunk_share * n / max(len(names), 1), f"chunking {name}")
-            self.retriever(name, config)
-        if not dense:
-            return
-        indexes = [self.retriever(name, config).index for name in names]
-        emb = self.embedder(config)
-        emb.prefetch([t for ix in indexes for t in ix.dense_texts])  # the lasting index first
-        missing = len({t for ix in indexes for t in ix.dense_texts if not emb.cached(t)})
-        if missing:  # all stored: the model is not even loaded
-            progress(chunk_share, MODEL_NOTE)
-            emb.model  # noqa: B018 - load it now, under its own message
-        done = 0
-        what = "passages" if config.dense == "passages" else "chunk texts"
-        for name, ix in zip(names, indexes, strict=True):
-            todo = len({t for t in ix.dense_texts if not emb.cached(t)})
-            end = chunk_share + (1 - chunk_share) * (done + todo) / max(missing, 1)
-            start = chunk_share + (1 - chunk_share) * done / max(missing, 1)
-            ix.vectors(progress=scaled(progress, start, end, f"embedding {name}: {what} "))
-            done += todo
 
 
 @dataclass(frozen=True)
@@ -316,8 +185,8 @@ class EvalReport:
                 return {
                     "context": [list(sp) for sp in whole.context],
                     "tokens": whole.tokens,
-                    "covered": holds(r.located, a.context),
-                    "verdict": whole.verdict,
+                    "covered": a.covered,
+                    "verdict": None if whole.verdict is None else whole.verdict.sentence(),
                     "hits": [
                         {"doc": h.doc, **hit_json(h.hit, chunks(h.doc)[h.index], count)}
                         if workspace is not None
@@ -328,8 +197,8 @@ class EvalReport:
             out: dict[str, Any] = {
                 "context": [list(sp) for sp in a.context],
                 "tokens": a.tokens,
-                "covered": holds(r.located, a.context),
-                "verdict": a.verdict,
+                "covered": a.covered,
+                "verdict": None if a.verdict is None else a.verdict.sentence(),
             }
             if workspace is not None:
                 out["hits"] = [hit_json(h, chunks(r.query.doc)[h.index], count) for h in a.hits]
@@ -392,55 +261,18 @@ def check_points(
 
 
 def score(
-    query: Query, retriever: Retriever | Corpus, ks: Sequence[int], budgets: Sequence[int]
+    query: Query, corpus: Corpus, ks: Sequence[int], budgets: Sequence[int], *, whole: bool = False
 ) -> QueryResult:
-    """One query's answers at every k and budget, from one ranking: of its document's chunks
-    (a :class:`Retriever`), or of every document's (a :class:`Corpus`, the evidence located in
-    the document the query names)."""
-    if isinstance(retriever, Corpus):
-        return _score_in(query, retriever, ks, budgets)
-    ranking = tuple(retriever.rank(query.query))
-    at_k = {
-        k: retriever.answer(query.query, query.evidence, k=k, ranking=ranking, known=query.spans)
-        for k in ks
-    }
-    at_budget = {
-        b: retriever.answer(
-            query.query, query.evidence, k=None, budget=b, ranking=ranking, known=query.spans
-        )
-        for b in budgets
-    }
-    first = at_k[ks[0]]
-    located = tuple(e.spans for e in first.evidence)
-    deepest = max((len(a.hits) for a in [*at_k.values(), *at_budget.values()]), default=0)
-    # what each hit brings on its own (widened, with its headers), to rank phrases and to count
-    # retrieved characters with multiplicity
-    own = [retriever.pieces([h], merge=False) for h in ranking[: max(deepest, max(ks))]]
-    metrics = {
-        k: char_metrics(located, [(p.start, p.end) for ps in own[:k] for p in ps]) for k in ks
-    }
-    return QueryResult(
-        query=query,
-        located=located,
-        at_k=at_k,
-        at_budget=at_budget,
-        chunk_spans=tuple((ps[0].start, ps[0].end) for ps in own),
-        recall_at_k={k: m[0] for k, m in metrics.items()},
-        precision_at_k={k: m[1] for k, m in metrics.items()},
-        iou_at_k={k: m[2] for k, m in metrics.items()},
-    )
-
-
-def _score_in(
-    query: Query, corpus: Corpus, ks: Sequence[int], budgets: Sequence[int]
-) -> QueryResult:
-    """:func:`score` over a corpus: the ranking of every document's chunks; coverage, recall and
-    the ranks needed read in the query's document, characters from others counted retrieved."""
+    """One query's answers at every k and budget, from one ranking of ``corpus``'s chunks (its
+    one document's in document scope), the evidence located in the document the query names.
+    Coverage, recall and the ranks needed are read in that document; characters retrieved from
+    others count as retrieved. ``whole`` keeps the corpus's whole answers (corpus scope)."""
     name = query.doc
     ranking = tuple(corpus.rank(query.query))
 
     def ask(k: int | None, budget: int | None) -> CorpusAnswer:
-        return corpus.answer(
+        return answer(
+            corpus,
             query.query,
             query.evidence,
             k=k,
@@ -456,6 +288,8 @@ def _score_in(
     at_budget = {b: a.answers[name] for b, a in whole_b.items()}
     located = tuple(e.spans for e in at_k[ks[0]].evidence)
     deepest = max((len(a.hits) for a in [*whole_k.values(), *whole_b.values()]), default=0)
+    # what each hit brings on its own (widened, with its headers), to rank phrases and to count
+    # retrieved characters with multiplicity
     own = [corpus.pieces([h], merge=False) for h in ranking[: max(deepest, max(ks))]]
     metrics = {}
     for k in ks:
@@ -471,8 +305,8 @@ def _score_in(
         recall_at_k={k: m[0] for k, m in metrics.items()},
         precision_at_k={k: m[1] for k, m in metrics.items()},
         iou_at_k={k: m[2] for k, m in metrics.items()},
-        corpus_at_k=whole_k,
-        corpus_at_budget=whole_b,
+        corpus_at_k=whole_k if whole else {},
+        corpus_at_budget=whole_b if whole else {},
     )
 
 
@@ -509,8 +343,8 @@ def evaluate(
     results = []
     for n, q in enumerate(queries):
         progress(0.8 + 0.2 * n / max(len(queries), 1), f"query {q.id}")
-        searched = corpus if corpus is not None else workspace.retriever(q.doc, config)
-        results.append(score(q, searched, ks, budgets))
+        searched = corpus if corpus is not None else workspace.corpus(config, [q.doc])
+        results.append(score(q, searched, ks, budgets, whole=corpus is not None))
     progress(1.0, "done")
     all_chunks = [c for name in names for c in workspace.chunks(name, config)]
     count = get_measure("tokens").count

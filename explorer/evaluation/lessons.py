@@ -30,7 +30,7 @@ A lesson is one TOML file in the lessons folder (``lessons/`` in a checkout, see
 Settings the failing table leaves out are the recommended ones (``Config()``). Every problem is
 one :class:`~explorer.errors.LessonError` naming the file, the field and what is wrong.
 
-:func:`check_lesson` answers the question through :meth:`explorer.answer.Retriever.answer` (the
+:func:`check_lesson` answers the question through :meth:`explorer.workspace.Workspace.ask` (the
 app's answer path) at the failing setting, after each repair and after each move that should not
 help; ``explorer lessons check`` runs it over every lesson.
 """
@@ -50,13 +50,8 @@ from explorer.evaluation.queries import Query
 if TYPE_CHECKING:
     from explorer.answer import Answer
     from explorer.documents.model import Document
+    from explorer.workspace import Workspace
 
-TOP_K_MAX = 20
-"""The most hits a lesson may take (the app's Top k slider)."""
-NEIGHBOURS_MAX = 5
-"""The most neighbours a lesson may bring (the app's Neighbours slider)."""
-BUDGETS: tuple[int | None, ...] = (None, 256, 512, 1024, 2048)
-"""The token budgets a lesson may use (those the app's budget picker offers)."""
 FIELDS = ("title", "doc", "question", "evidence", "why", "failing", "repairs", "no_help", "note")
 """The top-level fields of a lesson file (``note`` and ``no_help`` are optional)."""
 MOVE_FIELDS = ("label", "set", "why")
@@ -158,21 +153,21 @@ def _setting(base: Setting, changes: Any, where: str) -> tuple[Setting, dict[str
     flat: dict[str, Any] = {}
     for key, value in changes.items():
         if key == "k":
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= TOP_K_MAX:
-                raise LessonError(
-                    f"{where}: k must be a whole number from 1 to {TOP_K_MAX}, got {value!r}"
-                )
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise LessonError(f"{where}: k must be a whole number, 1 or more, got {value!r}")
         elif key == "budget":
             value = None if value == "none" else value
-            if isinstance(value, bool) or value not in BUDGETS:
-                offered = ", ".join("none" if b is None else str(b) for b in BUDGETS)
-                raise LessonError(f"{where}: budget must be one of {offered}, got {value!r}")
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise LessonError(
+                    f'{where}: budget must be a number of tokens, 1 or more, or "none"; '
+                    f"got {value!r}"
+                )
         elif key not in FLAT_KEYS:
             raise LessonError(
                 f"{where}: unknown setting {key!r}; known: k, budget, {', '.join(FLAT_KEYS)}"
             )
-        elif key == "neighbours" and isinstance(value, int) and value > NEIGHBOURS_MAX:
-            raise LessonError(f"{where}: neighbours must be at most {NEIGHBOURS_MAX}, got {value}")
         flat[key] = value
     try:
         return base.apply(flat), flat
@@ -292,7 +287,7 @@ class Outcome:
             "label": self.label,
             "setting": self.setting.spec(),
             "expected": "complete" if self.expected else "incomplete",
-            "verdict": self.answer.verdict,
+            "verdict": None if self.answer.verdict is None else self.answer.verdict.sentence(),
             "ok": self.ok,
         }
 
@@ -302,13 +297,21 @@ def check_lesson(
     doc: Document,
     *,
     answer: Callable[[Document, Setting, Sequence[str], str], Answer] | None = None,
+    workspace: Workspace | None = None,
 ) -> list[Outcome]:
     """The lesson's question answered at each of its settings (see :meth:`Lesson.settings`).
 
-    ``answer`` answers one question at one setting (default: a :class:`Retriever` per ranking,
-    through :meth:`Retriever.answer`, the app's answer path).
+    ``answer`` answers one question at one setting (default: ``workspace``'s answer, the app's
+    answer path; a new workspace when none is given).
     """
-    answer = answer or _answer_with(doc)
+    if answer is None:
+        from explorer.workspace import Workspace
+
+        ws = workspace if workspace is not None else Workspace()
+
+        def answer(d: Document, s: Setting, evidence: Sequence[str], question: str) -> Answer:
+            return ws.ask(d, question, evidence, config=s.config, k=s.k, budget=s.budget)
+
     labels = {"failing": "the failing setting"}
     labels |= {f"repair {n}": m.label for n, m in enumerate(lesson.repairs, 1)}
     labels |= {f"no help {n}": m.label for n, m in enumerate(lesson.no_help, 1)}
@@ -318,20 +321,6 @@ def check_lesson(
         )
         for step, s in lesson.settings()
     ]
-
-
-def _answer_with(doc: Document) -> Callable[[Document, Setting, Sequence[str], str], Answer]:
-    from explorer.answer import Retriever
-
-    ready: dict[str, Retriever] = {}
-
-    def answer(d: Document, s: Setting, evidence: Sequence[str], question: str) -> Answer:
-        key = s.config.index_key()
-        if key not in ready:
-            ready[key] = Retriever(d, s.config)
-        return ready[key].using(s.config).answer(question, evidence, k=s.k, budget=s.budget)
-
-    return answer
 
 
 def read_lessons(folder: str | Path | None = None) -> tuple[list[Lesson], list[str]]:

@@ -27,7 +27,8 @@ from explorer.errors import SettingsError
 from explorer.retrieval.context import Span, union
 
 if TYPE_CHECKING:
-    from explorer.evaluation.coverage import EvalReport, QueryResult, Workspace
+    from explorer.evaluation.coverage import EvalReport, QueryResult
+    from explorer.workspace import Workspace
 
 MIN_QUESTIONS = 3
 """A chunk is *always retrieved* when it is a hit of at least this many unrelated questions …"""

@@ -2,12 +2,13 @@
 
 * :mod:`~explorer.retrieval.embeddings` — the bundled embedding model, vectors cached by text;
 * :mod:`~explorer.retrieval.index` — dense, BM25 and hybrid ranking of every chunk;
+* :mod:`~explorer.retrieval.retriever` — one document's chunks indexed under one configuration;
 * :mod:`~explorer.retrieval.context` — hits widened, merged and filled to a token budget;
 * :mod:`~explorer.retrieval.evidence` — do the retrieved spans hold the phrases an answer needs?
 """
 
 from explorer.retrieval.context import ContextPiece, context_pieces, widen_to_budget
-from explorer.retrieval.evidence import Evidence, check, locate, verdict
+from explorer.retrieval.evidence import Evidence, Verdict, check, locate
 from explorer.retrieval.index import ChunkIndex, Hit
 
 __all__ = [
@@ -15,9 +16,9 @@ __all__ = [
     "ContextPiece",
     "Evidence",
     "Hit",
+    "Verdict",
     "check",
     "context_pieces",
     "locate",
-    "verdict",
     "widen_to_budget",
 ]

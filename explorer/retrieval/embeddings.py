@@ -20,9 +20,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from explorer.chunking.measures import bundled_model_dir
 from explorer.errors import EmbeddingError
 from explorer.progress import Progress
+from explorer.resources import bundled_model_dir
 
 if TYPE_CHECKING:
     import numpy as np

@@ -18,9 +18,10 @@ from __future__ import annotations
 import bisect
 import re
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 from explorer.chunking.splitters import Chunk
 from explorer.retrieval.context import Span as Span
@@ -116,6 +117,11 @@ def covered_by(span: Span, merged: Sequence[Span]) -> bool:
     return i >= 0 and merged[i][0] <= span[0] and span[1] <= merged[i][1]
 
 
+CutBy = Literal["k", "budget", "not retrieved"]
+"""What kept a phrase out of the context: the top ``k`` ended before its chunk's rank, the token
+budget ended first, or no chunk holding it whole was retrieved (it is cut by a boundary)."""
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What the check found for one phrase."""
@@ -132,6 +138,10 @@ class Evidence:
     """The best rank of a chunk that wholly holds an occurrence (over the full ranking)."""
     cut_by_boundary: bool
     """Every occurrence is crossed by a chunk boundary: no single chunk holds it whole."""
+    doc: str | None = None
+    """In a corpus, the document it counts in (``None``: found in none, or a single document)."""
+    cut_by: CutBy | None = None
+    """For a phrase found but not covered, what kept it out (set by the answer rule)."""
 
     @property
     def found(self) -> bool:
@@ -196,35 +206,109 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def verdict(
-    results: Sequence[Evidence],
-    *,
-    doc_of: Callable[[Evidence], str | None] | None = None,
-    absent_from: str = "the document",
-) -> str:
-    """One sentence: "complete", or what is missing and where it is.
+@dataclass(frozen=True)
+class Limits:
+    """What bounded an answer's hits: the top ``k``, the token ``budget``, how many hits were
+    taken, and, with a budget, the tokens it had left after them and what the next candidate's
+    context would have added (``None``: there was no next candidate within ``k``)."""
 
-    ``doc_of`` names the document a phrase is in (a corpus's answer names them); a phrase not
-    found is said to be missing from ``absent_from``.
+    k: int | None
+    budget: int | None
+    taken: int
+    left: int | None = None
+    next_cost: int | None = None
+
+    def cut(self, rank: int | None) -> CutBy:
+        """What kept a chunk at ``rank`` (``None``: no chunk holds the phrase whole) out."""
+        if rank is None:
+            return "not retrieved"
+        if self.k is not None and rank > self.k:
+            return "k"
+        if self.budget is not None and rank > self.taken:
+            return "budget"
+        return "not retrieved"
+
+
+VerdictKind = Literal["complete", "incomplete", "unchecked"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether the context holds every evidence phrase, as a value: its kind, and each phrase
+    with where it is and what kept it out. :meth:`sentence` words it, where it is shown.
+
+    ``name_documents``: the phrases' documents are named (a corpus of several); a phrase not
+    found is missing from ``absent_from``.
     """
-    if not results:
-        return "no evidence phrases given"
-    missing = [r for r in results if r.found and not r.covered]
-    absent = [r for r in results if not r.found]
-    if not missing and not absent:
-        return "complete: every evidence phrase is inside the retrieved text"
-    notes = []
-    for r in missing:
-        doc = doc_of(r) if doc_of is not None else None
+
+    evidence: tuple[Evidence, ...]
+    limits: Limits | None = None
+    name_documents: bool = False
+    absent_from: str = "the document"
+
+    def __post_init__(self) -> None:
+        if not self.evidence:
+            raise ValueError("a verdict needs at least one evidence phrase")
+
+    @property
+    def missing(self) -> tuple[Evidence, ...]:
+        """Phrases found in the document but not inside the context."""
+        return tuple(e for e in self.evidence if e.found and not e.covered)
+
+    @property
+    def absent(self) -> tuple[Evidence, ...]:
+        """Phrases not found in the document (neither covered nor missed)."""
+        return tuple(e for e in self.evidence if not e.found)
+
+    @property
+    def kind(self) -> VerdictKind:
+        """``complete``: every phrase is in the context; ``incomplete``: a phrase found in the
+        document is not; ``unchecked``: none is missing, but some phrase was not found."""
+        if self.missing:
+            return "incomplete"
+        return "unchecked" if self.absent else "complete"
+
+    @property
+    def complete(self) -> bool:
+        return self.kind == "complete"
+
+    @property
+    def covered(self) -> bool:
+        """Every phrase found in the document lies in the context, and one was found: what an
+        evaluation counts as covered (a phrase not found is neither a hit nor a miss)."""
+        return not self.missing and len(self.absent) < len(self.evidence)
+
+    def sentence(self) -> str:
+        """One sentence: "complete", or what is missing, where it is and what cut it."""
+        if self.kind == "complete":
+            return "complete: every evidence phrase is inside the retrieved text"
+        notes = [self._missing(r) for r in self.missing]
+        notes += [f"{r.phrase!r} was not found in {self.absent_from}" for r in self.absent]
+        return f"{self.kind}: " + "; ".join(notes)
+
+    def _missing(self, r: Evidence) -> str:
+        doc = r.doc if self.name_documents else None
         of, in_ = (f" of {doc}", f" in {doc}") if doc else ("", "")
-        if r.chunk_indices:
-            where = f"is in chunk {r.chunk_indices[0]}{of}"
-            if r.best_rank is not None:
-                where += f", ranked {ordinal(r.best_rank)}"
-        else:
-            where = f"is cut by a chunk boundary{in_} (no chunk holds it whole)"
-        notes.append(f"{r.phrase!r} {where}")
-    for r in absent:
-        notes.append(f"{r.phrase!r} was not found in {absent_from}")
-    head = "incomplete" if missing else "unchecked"
-    return f"{head}: " + "; ".join(notes)
+        if not r.chunk_indices:
+            return f"{r.phrase!r} is cut by a chunk boundary{in_} (no chunk holds it whole)"
+        where = f"{r.phrase!r} is in chunk {r.chunk_indices[0]}{of}"
+        if r.best_rank is None:
+            return where
+        where += f", ranked {ordinal(r.best_rank)}"
+        lim = self.limits
+        if lim is None or r.cut_by is None:
+            return where
+        if r.cut_by == "k":
+            return where + f", below the top {lim.k}"
+        if r.cut_by == "budget" and lim.budget is not None:
+            held = f"the top {lim.taken}" if lim.taken else "no hit"
+            why = f"; the {lim.budget:,}-token budget held {held}"
+            if lim.left is not None and lim.next_cost is not None:
+                why += (
+                    f" ({lim.left:,} tokens left, the next hit's context needed {lim.next_cost:,})"
+                )
+            return where + why
+        return where
+
+    def __str__(self) -> str:
+        return self.sentence()

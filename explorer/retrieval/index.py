@@ -55,8 +55,7 @@ normalised scores ranks better than reciprocal rank fusion and has no rank const
 Equal weights: not tuned to any query set."""
 CARRY = 0.3
 """The recommended carry: a chunk's score gains this share of the previous chunk's score.
-Measured (``python -m explorer.bench_eval``): 0.2, 0.3 and 0.4 did about equally well at a
-1,024-token budget on our query sets and Chroma's, and better than none; the middle one is used."""
+The choice among 0.2, 0.3 and 0.4 is in docs/evaluation.md."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,17 +70,10 @@ class Hit:
     """The part of ``score`` carried from the previous chunk (see :func:`carried`)."""
 
 
-_passage_cache: dict[tuple[str, str, int], list[Chunk]] = {}
-
-
 def passages(doc: Document) -> list[Chunk]:
-    """The document's passages (see the module docstring); computed once per document."""
-    key = (doc.sha256, doc.kind, len(doc.text))
-    if key not in _passage_cache:
-        if len(_passage_cache) >= 16:
-            _passage_cache.pop(next(iter(_passage_cache)))
-        _passage_cache[key] = split_passages(doc, PASSAGES)
-    return _passage_cache[key]
+    """The document's passages (see the module docstring); the workspace keeps them per
+    document (:meth:`explorer.workspace.Workspace.passages`)."""
+    return split_passages(doc, PASSAGES)
 
 
 def passage_texts(doc: Document, spans: Sequence[Chunk], *, heading_prefix: bool) -> list[str]:
@@ -143,8 +135,9 @@ def passages_of(chunks: Sequence[Chunk], spans: Sequence[Chunk]) -> list[tuple[i
 class ChunkIndex:
     """Chunks prepared for retrieval: dense vectors (lazily, through a cached embedder) and BM25.
 
-    With ``dense="passages"`` (needs ``doc``), dense scores come from the document's passages;
-    with ``"chunks"``, from each chunk's own text. BM25 always indexes the chunks.
+    With ``dense="passages"`` (needs ``doc``), dense scores come from the document's passages
+    (``passages``, when already made for it); with ``"chunks"``, from each chunk's own text. BM25
+    always indexes the chunks.
     """
 
     def __init__(
@@ -155,6 +148,7 @@ class ChunkIndex:
         heading_prefix: bool = False,
         doc: Document | None = None,
         dense: str = "chunks",
+        passages: Sequence[Chunk] | None = None,
     ) -> None:
         if dense not in DENSE_SOURCES:
             raise SettingsError(
@@ -169,7 +163,9 @@ class ChunkIndex:
         self.passages: list[Chunk] = []
         self._held: list[tuple[int, int]] = []
         if dense == "passages" and doc is not None:
-            self.passages = passages(doc)
+            self.passages = (
+                list(passages) if passages is not None else split_passages(doc, PASSAGES)
+            )
             self._held = passages_of(self.chunks, self.passages)
         self.dense_texts = (
             passage_texts(doc, self.passages, heading_prefix=heading_prefix)
@@ -273,9 +269,7 @@ def pair_vectors(vectors: Vectors) -> Vectors:
     their (normalised) vectors, so its cosine with a question is the two cosines' sum over the
     pair's norm. A question whose answer runs across a passage edge — a rule in one, its
     exception in the next; a list cut between its items — matches the pair better than either
-    half, with nothing more embedded. Measured over the eight query sets, dense alone against
-    the best passage alone: 47 more and 24 fewer questions covered at 512 tokens, 42 more and 12
-    fewer at 1,024; hybrid unchanged within noise (BENCHMARKS.md)."""
+    half, with nothing more embedded (what it changes is measured in BENCHMARKS.md)."""
     import numpy as np
 
     if len(vectors) < 2:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.documents.corpus import MAX_FILE_BYTES, Loaded, Skipped, load_folder, load_paths
+from explorer.documents.folder import MAX_FILE_BYTES, Loaded, Skipped, load_folder, load_paths
 from explorer.documents.load import load_document
 from explorer.errors import DocumentError
 from tests import bad_inputs

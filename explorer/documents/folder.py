@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,8 +98,21 @@ class Loaded:
         return docs if not s else f"{docs}, {s} file{'s' if s != 1 else ''} skipped"
 
 
+Loader = Callable[[bytes, str], Document]
+"""Reads one file's bytes, by its name, into a document (default: :func:`load_document`; a
+workspace passes its own, which reads the same bytes once)."""
+
+
+def _load_document(data: bytes, name: str) -> Document:
+    return load_document(data, name=name)
+
+
 def load_folder(
-    folder: str | Path, *, recursive: bool = False, progress: Progress = quiet
+    folder: str | Path,
+    *,
+    recursive: bool = False,
+    progress: Progress = quiet,
+    load: Loader = _load_document,
 ) -> Loaded:
     """Load every supported file in ``folder`` (and, with ``recursive``, in the folders inside).
 
@@ -110,11 +123,15 @@ def load_folder(
     if not path.is_dir():
         what = "not a folder" if path.exists() else "no such folder"
         raise DocumentError(f"{path}: {what}; give the folder that holds the documents")
-    return load_paths([path], recursive=recursive, progress=progress)
+    return load_paths([path], recursive=recursive, progress=progress, load=load)
 
 
 def load_paths(
-    paths: Iterable[str | Path], *, recursive: bool = False, progress: Progress = quiet
+    paths: Iterable[str | Path],
+    *,
+    recursive: bool = False,
+    progress: Progress = quiet,
+    load: Loader = _load_document,
 ) -> Loaded:
     """Load files and folders (each folder as :func:`load_folder` does), in the order given.
 
@@ -153,7 +170,7 @@ def load_paths(
             skipped.append(_duplicate(path, name, by_bytes[digest], first_name, "bytes"))
             continue
         try:
-            doc = load_document(data, name=name)
+            doc = load(data, name)
         except DocumentError as exc:
             skipped.append(Skipped(path, str(exc)))
             continue

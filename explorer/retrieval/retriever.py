@@ -1,0 +1,108 @@
+"""One document's chunks made ready for retrieval under one configuration: ranked for a question,
+and turned into context pieces that cost tokens.
+
+A :class:`Retriever` holds no answer rule of its own: the rule (the top ``k``, a token budget,
+filling it) is :func:`explorer.answer.answer`, over a :class:`~explorer.corpus.Corpus` — one
+document is a corpus of one. Retrievers are made by :class:`explorer.workspace.Workspace`, which
+gives each its chunks, its embedder and the document's passages and token units, so nothing is
+chunked, embedded or counted twice.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from explorer.chunking.splitters import Chunk
+from explorer.config import Config
+from explorer.documents.model import Document
+from explorer.errors import SettingsError
+from explorer.retrieval.context import ContextPiece, TableHeaders, context_pieces
+from explorer.retrieval.index import ChunkIndex, Hit
+
+if TYPE_CHECKING:
+    from explorer.chunking.measures import Units
+    from explorer.retrieval.embeddings import Embedder
+
+
+class Retriever:
+    """``doc``'s ``chunks`` (made under ``config.chunking``) indexed under ``config``.
+
+    ``embedder`` ranks dense and hybrid (``None`` for BM25); ``passages`` are the document's
+    sentence passages, for dense scores from passages; ``units`` gives the cl100k token units of
+    the whole document (what budgets count), computed on first need.
+    """
+
+    def __init__(
+        self,
+        doc: Document,
+        config: Config,
+        *,
+        chunks: Sequence[Chunk],
+        embedder: Embedder | None = None,
+        passages: Sequence[Chunk] | None = None,
+        units: Callable[[], Units] | None = None,
+    ) -> None:
+        self.doc = doc
+        self.config = config
+        self.embedder = embedder
+        self.chunks = list(chunks)
+        self.index = ChunkIndex(
+            self.chunks,
+            embedder=embedder if config.retriever != "bm25" else None,
+            heading_prefix=config.heading_prefix,
+            doc=doc,
+            dense=config.dense,
+            passages=passages,
+        )
+        self._units_of = units
+        self._units: Units | None = None
+        self._headers: TableHeaders | None = None
+
+    def using(self, config: Config) -> Retriever:
+        """This retriever under ``config``, which may differ in how the context is made (the
+        neighbours, section, merge, table headers, fill) but not in the ranking."""
+        if config == self.config:
+            return self
+        if config.index_key() != self.config.index_key():
+            raise SettingsError("a retriever can change how it builds context, not how it ranks")
+        other = copy.copy(self)
+        other.config = config
+        return other
+
+    @property
+    def units(self) -> Units:
+        """cl100k token units of the whole document (what budgets count)."""
+        if self._units is None:
+            if self._units_of is not None:
+                self._units = self._units_of()
+            else:
+                from explorer.chunking.measures import get_measure
+
+                self._units = get_measure("tokens").units(self.doc.text)
+        return self._units
+
+    def rank(self, question: str) -> list[Hit]:
+        """Every chunk ranked for ``question``, best first."""
+        return self.index.rank(question, self.config.retriever, carry=self.config.carry)
+
+    def pieces(self, hits: Sequence[Hit], *, merge: bool | None = None) -> list[ContextPiece]:
+        """The context pieces of ``hits`` under this configuration (``merge`` overrides it)."""
+        config = self.config
+        if config.table_headers and self._headers is None:
+            self._headers = TableHeaders.of(self.doc)
+        return context_pieces(
+            hits,
+            self.chunks,
+            neighbours=config.neighbours,
+            doc=self.doc,
+            section=config.section,
+            merge=config.merge if merge is None else merge,
+            table_headers=config.table_headers,
+            headers=self._headers,
+        )
+
+    def cost(self, pieces: Sequence[ContextPiece]) -> int:
+        """cl100k tokens of ``pieces`` sent as they are (a piece repeated counts again)."""
+        return sum(self.units.size(p.start, p.end) for p in pieces)

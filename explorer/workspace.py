@@ -1,0 +1,545 @@
+"""The one owner of the work in progress: documents → chunkings → retrievers → vectors.
+
+A :class:`Workspace` reads each document once, chunks it once per chunking, builds one retriever
+per ranking configuration, and embeds through one embedder per model (whose vectors are also kept
+in the lasting index on disk). It says what is still to embed (:meth:`Workspace.pending`) and
+prepares it with one progress callback (:meth:`Workspace.prepare`), and it answers — one document
+being a corpus of one — through :func:`explorer.answer.answer`. The app's pages, the command
+line, evaluation, the A/B, the sweep, lessons and version comparison all ask it; none builds its
+own retriever or cache::
+
+    from explorer import Config, Workspace
+
+    ws = Workspace("queries/docs")
+    answer = ws.answer("How long do I have to ask for a refund?", ["within seven days"],
+                       config=Config())               # every document of the folder
+    one = ws.ask("refund-policy.md", "How long do I have to ask for a refund?")
+
+Names are this workspace's own (a folder's files, documents added); what is computed is keyed by
+content (:attr:`Document.key`) and configuration, and shared with every workspace made from it
+with :meth:`Workspace.view` — the app keeps one per process and gives each session a view of its
+own documents, so the bytes two sessions share are read, chunked and embedded once, while neither
+sees the other's names. Every cache is bounded (least recently used first out) and safe to use
+from several threads: a value being made is made once, the others wait for it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from explorer.answer import DEFAULT_K, Answer, CorpusAnswer, answer
+from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.config import Config
+from explorer.corpus import Corpus, CorpusHit
+from explorer.documents.folder import Loaded, Skipped, load_folder, load_paths
+from explorer.documents.load import load_document
+from explorer.documents.model import Document, sha256_of
+from explorer.errors import QuerySetError, SettingsError
+from explorer.progress import Progress, quiet, scaled
+from explorer.retrieval.context import Span
+from explorer.retrieval.retriever import Retriever
+
+if TYPE_CHECKING:
+    from explorer.chunking.adapters import LibraryChunking
+    from explorer.chunking.measures import Units
+    from explorer.retrieval.embeddings import Embedder
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+MODEL_NOTE = "loading the embedding model (about 15 s the first time)"
+
+
+class Memo(Generic[K, V]):
+    """A bounded cache that makes each value once, even when several threads ask at once."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+        self._making: dict[K, threading.Lock] = {}
+
+    def get(self, key: K, make: Callable[[], V]) -> V:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+            making = self._making.setdefault(key, threading.Lock())
+        with making:
+            with self._lock:
+                if key in self._items:
+                    return self._items[key]
+            try:
+                value = make()
+            finally:
+                with self._lock:
+                    self._making.pop(key, None)
+            with self._lock:
+                self._items[key] = value
+                while len(self._items) > self.size:
+                    self._items.popitem(last=False)
+            return value
+
+    def peek(self, key: K) -> V | None:
+        with self._lock:
+            return self._items.get(key)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+@dataclass(frozen=True)
+class Pending:
+    """What preparing some documents under a configuration still has to do."""
+
+    texts: int
+    """Distinct texts not embedded yet (neither in memory nor in the lasting index)."""
+    what: str
+    """What they are: ``"passages"`` or ``"chunk texts"``."""
+    model: str
+    load_model: bool
+    """The model has to be loaded first (it is needed and not in memory)."""
+
+    @property
+    def ready(self) -> bool:
+        """Nothing to embed and no model to load: answering takes milliseconds."""
+        return not self.texts and not self.load_model
+
+
+@dataclass(frozen=True)
+class Chunking:
+    """One document's chunks under one chunking, and, for another library's splitter, what it
+    returned with the audit of it (:func:`explorer.chunking.adapters.split_library`)."""
+
+    chunks: list[Chunk]
+    library: LibraryChunking | None = None
+
+
+KEEP = 100_000
+"""Documents a workspace keeps by default (in effect all: a corpus needs every one of its own)."""
+
+
+class _Shared:
+    """What every view of a workspace shares: the caches, keyed by content and settings, each
+    keeping about ``keep`` documents' worth."""
+
+    def __init__(self, keep: int) -> None:
+        self.documents: Memo[tuple[str, str], Document] = Memo(keep)
+        self.chunkings: Memo[tuple[str, str], Chunking] = Memo(4 * keep)
+        self.passages: Memo[str, list[Chunk]] = Memo(keep)
+        self.units: Memo[str, Units] = Memo(keep)
+        self.retrievers: Memo[tuple[str, str, str], Retriever] = Memo(4 * keep)
+        self.corpora: Memo[tuple[tuple[tuple[str, str], ...], str], Corpus] = Memo(16)
+        self.folders: Memo[tuple[str, bool, str], Loaded] = Memo(8)
+        self.loads = 0
+        """Documents parsed (a document asked for again is served from the cache)."""
+        self.lock = threading.Lock()
+
+
+class Workspace:
+    """Named documents, and everything made from them (see the module).
+
+    ``docs_dir`` is a folder whose files are documents named by their file name (read on first
+    need); ``documents`` are loaded documents, by the name to use (a mapping) or by their own
+    name; they win over files of the same name in ``docs_dir``. ``keep`` bounds how many
+    documents' work is kept (the least recently used goes first).
+    """
+
+    def __init__(
+        self,
+        docs_dir: str | Path | None = None,
+        documents: Mapping[str, Document] | Iterable[Document] = (),
+        *,
+        keep: int = KEEP,
+        _shared: _Shared | None = None,
+    ) -> None:
+        self.docs_dir = Path(docs_dir) if docs_dir is not None else None
+        self._shared = _shared if _shared is not None else _Shared(keep)
+        self._named: dict[str, Document] = {}
+        self._folder: Loaded | None = None
+        items = (
+            list(documents.items())
+            if isinstance(documents, Mapping)
+            else [(d.name, d) for d in documents]
+        )
+        names = [n for n, _ in items]
+        if len(set(names)) != len(names):
+            twice = sorted({n for n in names if names.count(n) > 1})
+            raise SettingsError(f"two documents share the name {twice[0]!r}; rename one of them")
+        for name, doc in items:
+            self.add(doc, name=name)
+
+    def view(
+        self,
+        docs_dir: str | Path | None = None,
+        documents: Mapping[str, Document] | Iterable[Document] = (),
+    ) -> Workspace:
+        """A workspace with names of its own that shares this one's documents, chunkings,
+        retrievers and vectors."""
+        return Workspace(docs_dir, documents, _shared=self._shared)
+
+    # ------------------------------------------------------------------ documents
+
+    @property
+    def loads(self) -> int:
+        """How many documents have been parsed (by this workspace and every view of it)."""
+        return self._shared.loads
+
+    def load(self, data: bytes, *, name: str) -> Document:
+        """The document in ``data`` (its kind by ``name``'s suffix), parsed once per content: the
+        same bytes loaded again, on any page or in any view, are not parsed again."""
+        sha = sha256_of(data)
+        suffix = Path(name).suffix.lower()
+
+        def parse() -> Document:
+            doc = load_document(data, name=name)
+            with self._shared.lock:
+                self._shared.loads += 1
+            return doc
+
+        doc = self._shared.documents.get((sha, suffix), parse)
+        return doc if doc.name == name else replace(doc, name=name)
+
+    def load_path(self, path: str | Path) -> Document:
+        """The file at ``path``, loaded as :func:`explorer.documents.load_path` does (once)."""
+        from explorer.documents.load import read_file
+
+        p = Path(path)
+        return self.load(read_file(p), name=p.name)
+
+    def load_folder(self, folder: str | Path, *, recursive: bool = False) -> Loaded:
+        """Every file of ``folder`` that loads (see :func:`explorer.documents.load_folder`), each
+        parsed once; a folder whose files have not changed is not read again."""
+        path = Path(folder)
+        key = (str(path.resolve()), recursive, _listing(path))
+        return self._shared.folders.get(
+            key, lambda: load_folder(path, recursive=recursive, load=self._loader)
+        )
+
+    def load_paths(self, paths: Iterable[str | Path], *, recursive: bool = False) -> Loaded:
+        """Files and folders, as :func:`explorer.documents.load_paths`, each file parsed once."""
+        return load_paths(paths, recursive=recursive, load=self._loader)
+
+    def _loader(self, data: bytes, name: str) -> Document:
+        return self.load(data, name=name)
+
+    def add(self, doc: Document, *, name: str | None = None) -> str:
+        """Name a loaded document in this workspace (default: its own name); returns the name."""
+        name = name if name is not None else doc.name
+        self._named[name] = doc
+        return name
+
+    def names(self) -> tuple[str, ...]:
+        """Every document: those added, then every file of ``docs_dir`` that loads, in name
+        order."""
+        return tuple(dict.fromkeys([*self._named, *self._read_folder().names]))
+
+    @property
+    def skipped(self) -> tuple[Skipped, ...]:
+        """The files of ``docs_dir`` that :meth:`names` could not load, each with its reason."""
+        return self._read_folder().skipped
+
+    def _read_folder(self) -> Loaded:
+        if self._folder is None:
+            self._folder = (
+                self.load_folder(self.docs_dir) if self.docs_dir is not None else Loaded((), (), ())
+            )
+        return self._folder
+
+    def document(self, name: str | Document) -> Document:
+        """The document called ``name`` (a document given is its own answer)."""
+        if isinstance(name, Document):
+            return name
+        if name in self._named:
+            return self._named[name]
+        if self.docs_dir is not None:
+            if self._folder is not None and name in self._folder.names:
+                return self._folder.document(name)
+            path = self.docs_dir / name
+            if path.is_file():
+                doc = self.load_path(path)
+                self._named[name] = doc
+                return doc
+        where = self.docs_dir if self.docs_dir is not None else "the loaded documents"
+        raise QuerySetError(f"document {name!r} is not in {where}")
+
+    def _name_of(self, doc: str | Document) -> str:
+        if isinstance(doc, str):
+            return doc
+        for name, d in self._named.items():
+            if d is doc:
+                return name
+        return self.add(doc)
+
+    # ------------------------------------------------------------------ chunkings
+
+    def passages(self, doc: str | Document) -> list[Chunk]:
+        """The document's sentence passages (what dense scores come from)."""
+        from explorer.retrieval.index import passages
+
+        d = self.document(doc)
+        return self._shared.passages.get(d.key, lambda: passages(d))
+
+    def units(self, doc: str | Document) -> Units:
+        """cl100k token units of the document's whole text (what budgets count)."""
+        from explorer.chunking.measures import get_measure
+
+        d = self.document(doc)
+        return self._shared.units.get(d.key, lambda: get_measure("tokens").units(d.text))
+
+    def chunking(
+        self, doc: str | Document, config: Config | ChunkSettings, *, progress: Progress = quiet
+    ) -> Chunking:
+        """The document's chunks under ``config``'s chunking; for another library's splitter,
+        with what the library returned and the audit. The semantic splitter embeds with the
+        configuration's model (``progress`` follows it)."""
+        d = self.document(doc)
+        settings = config.chunking if isinstance(config, Config) else config
+        model = config.model if isinstance(config, Config) else Config().model
+        key = settings.key() + (f"|model={model}" if settings.splitter == "semantic" else "")
+
+        def make() -> Chunking:
+            from explorer.chunking.adapters import ADAPTERS, adapter_settings, split_library
+
+            if settings.splitter in ADAPTERS:
+                library = split_library(d, adapter_settings(settings))
+                return Chunking(library.chunks, library)
+            embed = None
+            if settings.splitter == "semantic":
+                emb = self.embedder(model)
+
+                def embed(texts: Sequence[str]) -> Any:
+                    return emb.embed(texts, progress=progress)
+
+            return Chunking(split(d, settings, embed=embed))
+
+        return self._shared.chunkings.get((d.key, key), make)
+
+    def chunks(
+        self, doc: str | Document, config: Config | ChunkSettings, *, progress: Progress = quiet
+    ) -> list[Chunk]:
+        """The document's chunks under ``config``'s chunking (see :meth:`chunking`)."""
+        return self.chunking(doc, config, progress=progress).chunks
+
+    def cached_chunks(self, doc: str | Document, config: Config) -> list[Chunk] | None:
+        """The chunks if they are made already, else ``None`` (nothing is computed)."""
+        d = self.document(doc)
+        settings = config.chunking
+        key = settings.key() + (f"|model={config.model}" if settings.splitter == "semantic" else "")
+        made = self._shared.chunkings.peek((d.key, key))
+        return made.chunks if made is not None else None
+
+    # ------------------------------------------------------------------ retrieval
+
+    def embedder(self, model: str) -> Embedder:
+        """The process's one embedder for ``model`` (its vectors kept in memory and in the
+        lasting index); the model itself is loaded on first use."""
+        from explorer.retrieval.embeddings import embedder
+
+        return embedder(model)
+
+    def retriever(self, doc: str | Document, config: Config) -> Retriever:
+        """The document's retriever under ``config``: one per ranking, its context settings
+        ``config``'s."""
+        d = self.document(doc)
+
+        def make() -> Retriever:
+            return Retriever(
+                d,
+                config,
+                chunks=self.chunks(d, config),
+                embedder=self.embedder(config.model) if config.retriever != "bm25" else None,
+                passages=self.passages(d) if config.dense == "passages" else None,
+                units=lambda: self.units(d),
+            )
+
+        made = self._shared.retrievers.get((d.key, d.name, config.index_key()), make)
+        return made.using(config)
+
+    def corpus(self, config: Config, names: Sequence[str | Document] | None = None) -> Corpus:
+        """The named documents (default: all, :meth:`names`) as one :class:`Corpus`, made of
+        the same retrievers as each document's own (nothing is chunked or embedded again)."""
+        docs = [self._name_of(n) for n in (names if names is not None else self.names())]
+        key = (tuple((n, self.document(n).key) for n in docs), config.index_key())
+
+        def make() -> Corpus:
+            return Corpus({n: self.retriever(n, config) for n in docs}, config)
+
+        return self._shared.corpora.get(key, make).using(config)
+
+    def pending(
+        self,
+        names: Sequence[str | Document],
+        config: Config,
+        *,
+        question: str | None = None,
+    ) -> Pending:
+        """What answering from ``names`` under ``config`` still has to embed (after reading the
+        lasting index), and whether the model has to be loaded — for ``question`` too."""
+        what = "passages" if config.dense == "passages" else "chunk texts"
+        if not config.needs_model:
+            return Pending(0, what, config.model, False)
+        emb = self.embedder(config.model)
+        todo = 0
+        if config.retriever != "bm25":
+            texts = self._dense_texts(names, config)
+            emb.prefetch([*texts, *([question] if question else [])])
+            todo = len({t for t in texts if not emb.cached(t)})
+        semantic = config.chunking.splitter == "semantic" and any(
+            self.cached_chunks(n, config) is None for n in names
+        )
+        needs_query = (
+            bool(question) and config.retriever != "bm25" and not emb.cached(question or "")
+        )
+        return Pending(
+            todo, what, config.model, not emb.loaded and (todo > 0 or semantic or needs_query)
+        )
+
+    def _dense_texts(self, names: Sequence[str | Document], config: Config) -> list[str]:
+        return [t for n in names for t in self.retriever(n, config).index.dense_texts]
+
+    def prepare(
+        self,
+        names: Sequence[str | Document],
+        config: Config,
+        progress: Progress = quiet,
+        *,
+        question: str | None = None,
+    ) -> None:
+        """Chunk every named document and, for dense or hybrid ranking, embed what is new, with
+        ``progress`` through the slow steps: the model's loading, the semantic splitter's
+        embedding, then the passages or chunks (counts, rate and the time left)."""
+        semantic = config.chunking.splitter == "semantic"  # it embeds sentences to find cuts
+        if semantic and not self.embedder(config.model).loaded:
+            progress(0.0, MODEL_NOTE)
+            self.embedder(config.model).model  # noqa: B018 - load it now, under its message
+        dense = config.retriever != "bm25"
+        chunk_share = 0.1 if dense else 1.0
+        for n, name in enumerate(names):
+            label = name if isinstance(name, str) else name.name
+            progress(chunk_share * n / max(len(names), 1), f"chunking {label}")
+            self.chunks(
+                name, config, progress=scaled(progress, 0.0, chunk_share, "sentence groups: ")
+            )
+            self.retriever(name, config)
+        if not dense:
+            progress(1.0, "done")
+            return
+        pending = self.pending(names, config, question=question)
+        emb = self.embedder(config.model)
+        if pending.load_model:  # all stored: the model is not even loaded
+            progress(chunk_share, MODEL_NOTE)
+            emb.model  # noqa: B018 - load it now, under its own message
+        started, done = time.monotonic(), 0
+        total = max(pending.texts, 1)
+        for name in names:
+            index = self.retriever(name, config).index
+            label = name if isinstance(name, str) else name.name
+            todo = len({t for t in index.dense_texts if not emb.cached(t)})
+
+            def embedding(
+                fraction: float,
+                _message: str,
+                *,
+                before: int = done,
+                todo: int = todo,
+                label: str = label,
+            ) -> None:
+                now = before + round(fraction * todo)
+                rate = now / max(time.monotonic() - started, 1e-6)
+                note = f"embedding {label}: {now:,} of {pending.texts:,} {pending.what}"
+                if 0 < now < pending.texts and rate > 0:
+                    left = (pending.texts - now) / rate
+                    note += f" · {rate:,.0f} a second · about {_duration(left)} left"
+                progress(chunk_share + (1 - chunk_share) * min(now / total, 1.0), note)
+
+            index.vectors(progress=embedding if todo else None)
+            done += todo
+        if question:
+            emb.embed_query(question)
+        progress(1.0, "done")
+
+    # ------------------------------------------------------------------ answers
+
+    def answer(
+        self,
+        question: str,
+        evidence: Sequence[str] = (),
+        *,
+        config: Config,
+        names: Sequence[str | Document] | None = None,
+        k: int | None = DEFAULT_K,
+        budget: int | None = None,
+        ranking: Sequence[CorpusHit] | None = None,
+        known: Sequence[Span | None] = (),
+        doc: str | None = None,
+    ) -> CorpusAnswer:
+        """The answer to ``question`` from the named documents (default: all) under ``config``
+        (:func:`explorer.answer.answer`); ``doc`` names the one the evidence is in."""
+        return answer(
+            self.corpus(config, names),
+            question,
+            evidence,
+            k=k,
+            budget=budget,
+            ranking=ranking,
+            known=known,
+            doc=doc,
+        )
+
+    def ask(
+        self,
+        doc: str | Document,
+        question: str,
+        evidence: Sequence[str] = (),
+        *,
+        config: Config,
+        k: int | None = DEFAULT_K,
+        budget: int | None = None,
+        known: Sequence[Span | None] = (),
+    ) -> Answer:
+        """The answer to ``question`` from one document: a corpus of one."""
+        name = self._name_of(doc)
+        whole = self.answer(
+            question, evidence, config=config, names=[name], k=k, budget=budget, known=known
+        )
+        return whole.answers[name]
+
+
+def _listing(path: Path) -> str:
+    """The names, sizes and times of the files in ``path``: a file added, removed or rewritten
+    changes it."""
+    try:
+        entries = sorted(
+            (e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in path.iterdir() if e.is_file()
+        )
+    except OSError:
+        return ""
+    return sha256_of(repr(entries).encode("utf-8", "surrogateescape"))
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+_SHARED: Workspace | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_workspace() -> Workspace:
+    """The process's default workspace (what :func:`explorer.ask` uses)."""
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = Workspace()
+        return _SHARED

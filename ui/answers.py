@@ -1,0 +1,230 @@
+"""The query panel as plain functions: the evidence boxes, the hit and evidence rows, what the
+LLM would receive, and the refund demo the app opens on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.answer import Answer
+from explorer.chunking.splitters import (
+    Chunk,
+    ChunkSettings,
+)
+from explorer.config import Config
+from explorer.retrieval.evidence import Evidence, ordinal
+from explorer.retrieval.index import (
+    Hit,
+)
+from ui.chunks import pages_label
+from ui.view_state import View
+
+
+@dataclass(frozen=True, slots=True)
+class Demo:
+    """A sample that opens with a question the starting settings fail to answer in full.
+
+    ``config``, ``k`` and ``budget`` are the app's starting values; ``hint`` says which one move
+    repairs the answer (each is checked with the real model in ``tests/test_query_panel.py``).
+    """
+
+    source: str
+    question: str
+    evidence: tuple[str, ...]
+    config: Config
+    k: int
+    budget: int | None
+    hint: str
+
+    def view(self) -> View:
+        """The main page's view of the demo: its document, question, evidence and setting."""
+        return View(
+            source=self.source,
+            config=self.config,
+            question=self.question,
+            evidence="\n".join(self.evidence),
+            k=self.k,
+            budget=self.budget,
+        )
+
+    @property
+    def settings(self) -> ChunkSettings:
+        return self.config.chunking
+
+    @property
+    def retriever(self) -> str:
+        return self.config.retriever
+
+    @property
+    def fill(self) -> bool:
+        return self.config.fill
+
+
+DEMO = Demo(
+    source="refund-policy.md",
+    question="How long do I have to ask for a refund?",
+    evidence=("within seven days", "does not apply to downloaded materials"),
+    # Fill to budget starts off: at every budget offered it brings the exception in too (the
+    # whole policy is 637 tokens), so the demo would open answered.
+    config=Config().replace(splitter="fixed", unit="chars", size=250, overlap=0, fill=False),
+    k=2,
+    budget=512,
+    hint=(
+        "Fixed 250-character windows cut the refund rule from its exception, so the top 2 hits "
+        "hold the rule but not the exception. One move repairs it: switch the splitter to "
+        "**sentence**, set **Neighbours** to 1, or turn on **Fill to budget**."
+    ),
+)
+
+
+def evidence_phrases(text: str) -> list[str]:
+    """One phrase per non-blank line, stripped, each once, in order."""
+    return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
+
+
+def n_of(n: int, noun: str) -> str:
+    """``"1 hit"``, ``"3 hits"``, ``"1,200 chunks"``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def first_words(text: str, n: int = 12) -> str:
+    words = text.split()
+    return " ".join(words[:n]) + (" …" if len(words) > n else "")
+
+
+def hit_rows(
+    hits: Sequence[Hit], chunks: Sequence[Chunk], *, count: Callable[[str], int]
+) -> list[dict[str, Any]]:
+    """Table rows for the retrieved hits: rank, chunk, score, the part of it carried from the
+    previous chunk (only when some hit has one), size in tokens, pages, start."""
+    with_carry = any(h.carried for h in hits)
+    return [
+        {
+            "rank": h.rank,
+            "chunk": h.index,
+            "score": h.score,
+            **({"carried": h.carried} if with_carry else {}),
+            "tokens": count(chunks[h.index].text),
+            "pages": pages_label(chunks[h.index]),
+            "first words": first_words(chunks[h.index].text),
+        }
+        for h in hits
+    ]
+
+
+def evidence_rows(results: Sequence[Evidence]) -> list[dict[str, str]]:
+    """One row per phrase, in words: found in the document, inside the retrieved context, the
+    chunk(s) holding it whole, the best rank among them, what cut it, and whether boundaries cut
+    every occurrence."""
+    rows = []
+    for r in results:
+        if not r.found:
+            rows.append(
+                {
+                    "phrase": r.phrase,
+                    "found": "not found",
+                    "retrieved": "—",
+                    "in chunk": "—",
+                    "its rank": "—",
+                    "cut by": "—",
+                    "cut by a boundary": "—",
+                }
+            )
+            continue
+        n = len(r.spans)
+        rows.append(
+            {
+                "phrase": r.phrase,
+                "found": "yes" if n == 1 else f"yes, {n} times",
+                "retrieved": "yes" if r.covered else "no",
+                "in chunk": ", ".join(map(str, r.chunk_indices)) or "none: cut",
+                "its rank": ordinal(r.best_rank) if r.best_rank else "—",
+                "cut by": CUT_WORDS.get(r.cut_by or "", "—"),
+                "cut by a boundary": "yes" if r.cut_by_boundary else "no",
+            }
+        )
+    return rows
+
+
+CUT_WORDS = {"k": "top k", "budget": "token budget", "not retrieved": "not retrieved"}
+"""What kept a phrase out of the context, in the evidence table."""
+
+
+def cut_note(answer: Answer) -> str | None:
+    """Where the ranking was cut and by what (Markdown), or ``None`` when every chunk is a hit."""
+    lim = answer.limits
+    if lim is None or lim.taken >= len(answer.ranking):
+        return None
+    taken = n_of(lim.taken, "hit")
+    if lim.budget is not None and (lim.k is None or lim.taken < lim.k):
+        why = f"the **{lim.budget:,}-token budget** stopped the ranking after {taken}"
+        if lim.left is not None and lim.next_cost is not None:
+            why += (
+                f": {lim.left:,} tokens were left and the next hit's context needed "
+                f"{lim.next_cost:,}"
+            )
+        return why[:1].upper() + why[1:] + "."
+    return f"**k = {lim.k}** stopped the ranking after {taken}."
+
+
+def candidate_rows(
+    answer: Answer, chunks: Sequence[Chunk], *, count: Callable[[str], int], n: int = 3
+) -> list[dict[str, Any]]:
+    """The ``n`` chunks ranked just below the cut, and which missing phrase each holds."""
+    taken = len(answer.hits)
+    missing = {i: r.phrase for r in answer.evidence if not r.covered for i in r.chunk_indices}
+    rows = []
+    for h in answer.ranking[taken : taken + n]:
+        c = chunks[h.index]
+        rows.append(
+            {
+                "rank": h.rank,
+                "chunk": h.index,
+                "score": h.score,
+                "tokens": count(c.text),
+                "holds missing evidence": missing.get(h.index, ""),
+                "first words": first_words(c.text),
+            }
+        )
+    return rows
+
+
+def context_note(answer: Answer, *, length: int) -> str:
+    """``"An LLM would receive 312 tokens (cl100k) in 2 pieces: …"`` (Markdown); ``length`` is
+    the document text's."""
+    config, hits = answer.config, answer.hits
+    if answer.budget is not None and not hits:
+        return (
+            f"Nothing fits the {answer.budget:,}-token budget: the best hit's context alone "
+            "costs more. Raise the budget or make the chunks smaller."
+        )
+    headers = len(answer.headers)
+    widened = (
+        "each widened to its section"
+        if config.section
+        else f"each widened by ±{config.neighbours} chunk{'s' if config.neighbours != 1 else ''}"
+        if config.neighbours
+        else "as retrieved"
+    )
+    n, k = len(answer.context), len(hits)
+    note = (
+        f"An LLM would receive **{answer.tokens:,} tokens** (cl100k) in {n} "
+        f"piece{'s' if n != 1 else ''}: the top {k} hit{'s' if k != 1 else ''}, {widened}"
+    )
+    if headers:
+        note += f", with the header rows of {headers} table{'s' if headers != 1 else ''}"
+    if answer.budget is not None:
+        budget = f"the {answer.budget:,}-token budget"
+        fitted = answer.k is None or len(hits) < min(answer.k, len(answer.ranking))
+        if answer.widened and answer.context == ((0, length),):
+            note += f", then widened to the whole document, within {budget}"
+        elif answer.widened:
+            note += f", then widened to fill {budget}"
+        elif config.fill:
+            note += f"; nothing more fits {budget}"
+        elif fitted:
+            note += f": all that fit {budget}"
+        else:
+            note += f", within {budget}"
+    return note + "."

@@ -1,0 +1,325 @@
+"""The main page's document panel: the document with its chunks or hits tinted (the rendered
+Markdown, the text, or the PDF page itself), the chunk picker, the link to this view, and the
+selected chunk's details.
+
+It is one ``st.fragment``: turning a PDF page, stepping through a long document, picking a chunk
+or another view reruns this panel only, with the chunks and the answer the page's last full run
+made (:class:`Shown`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import streamlit as st
+
+from explorer.answer import Answer
+from explorer.chunking.diagnostics import ISSUES, Diagnosis
+from explorer.chunking.diff import ChunkDiff
+from explorer.chunking.measures import MODEL_WINDOW
+from explorer.chunking.splitters import Chunk, embedded_text
+from explorer.config import Config
+from explorer.documents.model import Document
+from explorer.retrieval.evidence import ordinal
+from ui import chunks as chunk_view
+from ui import highlights as marks
+from ui import render, render_markdown, render_pdf
+from ui.safe import facts_html, md_escape
+from ui.view_state import VIEWS, View, link_url
+
+PDF_ZOOM = 2.0
+DOC_HEIGHT = 640
+"""Pixels of the scrolling document view: on a 1280x800 window it fits beside the question."""
+
+
+@st.cache_data(max_entries=32, show_spinner="Drawing the document…")
+def document_html(
+    doc_key: str,
+    view_key: str,
+    start: int,
+    end: int,
+    _doc: Document,
+    _highlights: list[render.Highlight],
+) -> str:
+    """The document's ``[start, end)`` window (all of it unless it is long) as HTML."""
+    window = render.Window(start, end, len(_doc.text))
+    if _doc.kind == "markdown" and not view_key.endswith("|raw"):
+        return render_markdown.render_markdown(_doc, _highlights, window=window)
+    return render.render_text(_doc, _highlights, window=window)
+
+
+@st.cache_data(max_entries=64, show_spinner="Drawing the page…")
+def page_png(
+    doc_key: str,
+    view_key: str,
+    page: int,
+    _pdf: bytes,
+    _doc: Document,
+    _highlights: list[render.Highlight],
+) -> bytes:
+    return render_pdf.render_pdf_page(_pdf, page, _doc, _highlights, zoom=PDF_ZOOM)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def page_count(doc_key: str, _pdf: bytes) -> int:
+    return render_pdf.pdf_page_count(_pdf)
+
+
+def highlights_key(highlights: Sequence[render.Highlight]) -> str:
+    """A cache key for drawn highlights: every field of every one (they are frozen records)."""
+    return hashlib.sha256(repr(list(highlights)).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the page's last full run made for the panel to draw."""
+
+    doc: Document
+    data: bytes
+    chunks: list[Chunk]
+    chunking_key: str
+    diagnosis: Diagnosis
+    config: Config
+    answer: Answer | None
+    view: View
+    """The page's view (the panel reads the chunk, the page and the view itself afresh)."""
+    passages: list[Chunk]
+    """The document's passages (what dense scores come from)."""
+    changes: ChunkDiff | None = None
+    url: str | None = None
+
+
+def _turn_page(step: int, n_pages: int) -> None:
+    state = st.session_state
+    state.page = max(1, min(n_pages, state.page + step))
+
+
+def _select(index: int | None, page: int | None = None) -> None:
+    state = st.session_state
+    state.chunk = index
+    if page is not None:
+        state.page = page
+
+
+def _on_pick(picker: str, pages: list[int | None]) -> None:
+    """Take the picked chunk; for a PDF, turn to the page it starts on."""
+    state = st.session_state
+    state.chunk = chunk_view.valid_chunk(state[picker], len(pages))
+    if state.chunk is not None and pages[state.chunk] is not None:
+        state.page = pages[state.chunk]
+
+
+def _highlights(shown: Shown, view: str, selected: int | None) -> list[render.Highlight]:
+    answer, chunks, doc = shown.answer, shown.chunks, shown.doc
+    hits = list(answer.hits) if answer else []
+    outlined = selected
+    if outlined is None and st.session_state.get("present") and hits:
+        outlined = hits[0].index  # presentation mode outlines the best hit
+    if view == "Changes" and shown.changes is not None:
+        out = marks.change_highlights(shown.changes, chunks, selected=selected)
+    elif view == "Query hits" and answer is not None:
+        out = [
+            *marks.context_highlights(answer.pieces, hits, chunks, doc.text),
+            *marks.fill_highlights(answer, chunks, doc.text),
+            *marks.hit_highlights(hits, chunks, selected=outlined),
+        ]
+    elif view == "Heat" and answer is not None:
+        out = marks.heat_highlights(answer.ranking, chunks, selected=selected)
+    else:
+        shown_idx = chunk_view.visible_indices(
+            chunks, shown.diagnosis, only_flagged=st.session_state.only_flagged
+        )
+        out = render.chunk_highlights([chunks[i] for i in shown_idx], selected=selected)
+    if answer is not None:
+        out += marks.evidence_highlights(answer.evidence, answer.context)
+    return out
+
+
+@st.fragment
+def document_panel(shown: Shown) -> None:
+    """The document, the chunk picker, this view's link and the selected chunk's details."""
+    state = st.session_state
+    doc, chunks, answer = shown.doc, shown.chunks, shown.answer
+    state.chunk = selected = chunk_view.valid_chunk(state.chunk, len(chunks))
+    views = [*(VIEWS if answer is not None else ["Chunks"]), *(["Changes"] if shown.changes else [])]
+    if state.get("view") not in views:
+        state.view = "Query hits" if answer is not None else "Chunks"
+    pages = [c.page_start for c in chunks]
+    shown_idx = chunk_view.visible_indices(chunks, shown.diagnosis, only_flagged=state.only_flagged)
+
+    with st.container(key="ce_hide_view"):
+        view_col, pick_col, link_col = st.columns([5, 4, 1], vertical_alignment="bottom")
+        if len(views) > 1:
+            view_col.radio(
+                "Show on the document",
+                views,
+                key="view",
+                horizontal=True,
+                help="Chunks: every chunk in its own colour. Query hits: the retrieved chunks with "
+                "their rank, and (grey, +) the text widening adds. Heat: every chunk tinted by its "
+                "score. Changes: each chunk as unchanged, changed or new since the other version. "
+                "Evidence phrases are underlined: green if retrieved, red if not.",
+            )
+        else:
+            view_col.caption("Every chunk in its own colour. Ask a question to see its hits.")
+        options = shown_idx if selected is None or selected in shown_idx else sorted(
+            [selected, *shown_idx]
+        )
+        # a fresh picker for each document and chunking: the browser never sends back a label
+        # from other chunks; the choice itself lives in state.chunk
+        picker = "pick_" + hashlib.sha256(
+            f"{doc.key}|{shown.chunking_key}|{state.only_flagged}".encode()
+        ).hexdigest()[:12]
+        state[picker] = selected
+        pick_col.selectbox(
+            "Selected chunk",
+            options,
+            key=picker,
+            placeholder="Pick a chunk to see its details",
+            format_func=lambda i: chunk_view.chunk_label(chunks[i]),
+            on_change=_on_pick,
+            args=(picker, pages),
+        )
+        view = state.view
+        link = shown.view.replace(chunk=selected, view=view, page=state.get("page", 1))
+        params = link.params(pdf=doc.kind == "pdf")
+        st.query_params.from_dict(params)  # the address bar always holds this view's link
+        with link_col.popover("", icon=":material/link:", help="Copy a link to this view"):
+            st.caption("This view, as a link:")
+            st.code(link_url(shown.url, params), language=None, wrap_lines=True)
+            if link.uploaded:
+                st.caption(
+                    md_escape(doc.name) + " was uploaded: whoever opens the link uploads a file of "
+                    "that name to see this view."
+                )
+
+    highlights = _highlights(shown, view, selected)
+    view_key = f"{view}|{highlights_key(highlights)}"
+    if view == "Heat" and answer is not None:
+        st.html(marks.heat_legend_html(answer.ranking))
+    if view == "Chunks" and state.only_flagged and not shown_idx:
+        st.info("No chunk has an issue at these settings; nothing is highlighted.")
+    if doc.kind == "pdf" and state.pdf_view == "Page image":
+        _pdf_page(shown, highlights, view_key)
+    else:
+        _text_view(shown, highlights, view_key, selected)
+    if selected is not None and not state.get("present"):
+        chunk_details(shown, selected)
+
+
+def _pdf_page(shown: Shown, highlights: list[render.Highlight], view_key: str) -> None:
+    state = st.session_state
+    doc, chunks, answer = shown.doc, shown.chunks, shown.answer
+    n_pages = page_count(doc.key, shown.data)
+    state.page = max(1, min(n_pages, int(state.get("page", 1))))
+    nav = st.columns([1, 2, 1, 4], vertical_alignment="bottom")
+    nav[0].button("◀ Prev", on_click=_turn_page, args=(-1, n_pages), key="prev_page")
+    nav[1].number_input("Page", 1, n_pages, key="page")
+    nav[2].button("Next ▶", on_click=_turn_page, args=(1, n_pages), key="next_page")
+    page = state.page
+    on_page = [h for h in highlights if marks.span_on_page(doc, h.start, h.end, page)]
+    if state.view == "Query hits" and answer is not None:
+        here = [h for h in answer.hits if chunk_view.on_page(chunks[h.index], page)]
+        listed = ", ".join(f"#{h.rank}" for h in here) or "none"
+        nav[3].caption(f"of {n_pages:,} · hits on this page: {listed}")
+    else:
+        tinted = [h.index for h in on_page if not h.underline]
+        listed = chunk_view.describe_indices(tinted)
+        nav[3].caption(
+            f"of {n_pages:,} · chunks on this page: {listed}" if listed else f"of {n_pages:,}"
+        )
+    png = page_png(doc.key, view_key, page, shown.data, doc, on_page)
+    st.image(png, caption=f"{md_escape(doc.name)}, page {page}", output_format="PNG")
+
+
+def _text_view(
+    shown: Shown, highlights: list[render.Highlight], view_key: str, selected: int | None
+) -> None:
+    state = st.session_state
+    doc, chunks, answer = shown.doc, shown.chunks, shown.answer
+    hits = list(answer.hits) if answer else []
+    raw = doc.kind == "markdown" and state.raw
+    # a long document is drawn a window at a time, around the selected chunk or best hit
+    focus = selected if selected is not None else hits[0].index if hits else None
+    window = render.window(doc.text, None if focus is None else chunks[focus].start)
+    if not window.whole:
+        earlier, later = chunk_view.window_steps(window, chunks)
+        nav = st.columns([2, 7, 2], vertical_alignment="center")
+        nav[1].caption(chunk_view.window_note(window, chunks))
+        for col, label, step, where in (
+            (nav[0], "◀ Earlier", earlier, "before"),
+            (nav[2], "Later ▶", later, "after"),
+        ):
+            col.button(
+                label,
+                key=f"window_{label.strip('◀▶ ').lower()}",
+                on_click=_select,
+                args=(step,),
+                disabled=step is None,
+                help=f"Select the chunk just {where} this part of the document",
+            )
+    with st.container(height=DOC_HEIGHT, key="doc_view"):
+        st.html(
+            document_html(
+                doc.key, view_key + ("|raw" if raw else ""), window.start, window.end, doc, highlights
+            )
+        )
+    outlined = selected if selected is not None else hits[0].index if hits else None
+    if outlined is not None:  # our own script, no document content: bring the chunk into view
+        st.html(chunk_view.scroll_script(outlined), unsafe_allow_javascript=True)
+
+
+def chunk_details(shown: Shown, selected: int) -> None:
+    """The selected chunk: its id, offsets, pages, heading path, sizes in every measure, overlap
+    with both neighbours, issues, and what is embedded beside what is displayed."""
+    chunks, diagnosis, config = shown.chunks, shown.diagnosis, shown.config
+    c = chunks[selected]
+    with st.container(border=True, key="chunk_details"):
+        st.subheader(f"Chunk #{c.index}", anchor=False)
+        rank = next(
+            (h.rank for h in (shown.answer.ranking if shown.answer else ()) if h.index == selected),
+            None,
+        )
+        rank_note = f"; ranked {ordinal(rank)} for the question" if rank else ""
+        st.caption(f"{len(chunks):,} chunks, numbered from 0 as in the export{rank_note}")
+        issues = diagnosis.issues[selected]
+        if issues:
+            st.warning(
+                "  \n".join(f"**{i.label}**: {i.description}" for i in ISSUES if i.code in issues)
+            )
+        facts_col, sizes_col = st.columns([3, 2])
+        facts_col.html(
+            facts_html(chunk_view.chunk_facts(chunks, selected, unit=config.chunking.unit))
+        )
+        sizes = chunk_view.sizes_in_every_measure(c.text)
+        sizes_col.html(facts_html([(label, f"{n:,}") for label, n in sizes.items()]))
+        whole = (
+            f"{diagnosis.model_tokens[selected]:,} of {MODEL_WINDOW} word pieces (with the 2 "
+            "special tokens)"
+        )
+        st.caption(
+            f"Embedded whole: {whole}."
+            if config.dense == "chunks"
+            else f"As one text it would be {whole}; here its passages are embedded instead."
+        )
+        text_col, embed_col = st.columns(2)
+        text_col.markdown(f"**Chunk {selected}: displayed text**")
+        text_col.code(c.text, language=None, wrap_lines=True)
+        prefix = config.heading_prefix
+        prefix_note = "heading path prefixed" if prefix else "no prefix; see the sidebar"
+        if config.dense == "passages":
+            texts = chunk_view.embedded_passages(
+                shown.doc, c, shown.passages, heading_prefix=prefix
+            )
+            embed_col.markdown(
+                f"**Chunk {selected}: the passages that score it** ({len(texts)}; "
+                f"{prefix_note}; its dense score is the best of theirs)"
+            )
+            embed_col.code(
+                chunk_view.PASSAGE_SEPARATOR.join(texts), language=None, wrap_lines=True
+            )
+        else:
+            embed_col.markdown(f"**Chunk {selected}: text that is embedded** ({prefix_note})")
+            embed_col.code(embedded_text(c, heading_prefix=prefix), language=None, wrap_lines=True)

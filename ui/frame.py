@@ -1,0 +1,132 @@
+"""What every page of the app shares, set up once per run by the entry file (``app.py``): the one
+workspace, the session's documents, the main page's view read from a link when a session starts,
+the widget values kept while another page is shown, and the sidebar's slot for a page's own
+controls above the shared configuration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from explorer.documents.model import Document
+from explorer.workspace import Workspace
+from ui.answers import DEMO
+from ui.lessons import LESSONS, START_LESSON, lesson_view
+from ui.sources import SAMPLES_DIR, sample_paths
+from ui.view_state import View
+
+KEEP_DOCUMENTS = 256
+"""Documents the app's workspace keeps the work of (all sessions together)."""
+MAIN_DEFAULTS: dict[str, Any] = {
+    "uploads": {},  # display name -> (file name, sha256, bytes) of the session's uploads
+    "queries": {},  # document -> (question, evidence) last typed for it
+    "only_flagged": False,
+    "raw": False,
+    "pdf_view": "Page image",
+    "present": False,
+    "upload_error": None,
+    "version": None,
+}
+"""The main page's state besides its view, and its starting values."""
+KEPT_PREFIXES = ("question::", "evidence::", "opt_")
+"""Widget keys starting with these are kept while another page is shown (with the keys each
+page names in :func:`keep`)."""
+
+
+@st.cache_resource(show_spinner=False)
+def shared_workspace() -> Workspace:
+    """The process's workspace: documents, chunkings, retrievers and vectors, keyed by content
+    and settings, shared by every session (a session only reaches an entry by holding the same
+    bytes)."""
+    return Workspace(keep=KEEP_DOCUMENTS)
+
+
+def workspace() -> Workspace:
+    """This session's workspace: names of its own over the shared caches."""
+    state = st.session_state
+    if "workspace" not in state:
+        state.workspace = shared_workspace().view()
+    ws: Workspace = state.workspace
+    return ws
+
+
+def start_view() -> View:
+    """What the app opens on without a link: the refund lesson at its failing setting."""
+    lesson = LESSONS.get(START_LESSON or "")
+    return lesson_view(lesson) if lesson is not None else DEMO.view()
+
+
+def start_session() -> None:
+    """Once per session: the view a link names (else the start), and the main page's state."""
+    state = st.session_state
+    if "source" in state:
+        return
+    opened = View.from_params(
+        st.query_params.to_dict(),
+        start=start_view(),
+        samples={p.name for p in sample_paths()},
+        lessons=LESSONS,
+    )
+    for key, value in MAIN_DEFAULTS.items():
+        state.setdefault(key, type(value)() if isinstance(value, dict) else value)
+    opened.view.apply(state)
+    state.link_note = opened.note
+    state.waiting = opened.waiting
+
+
+def keep(defaults: Mapping[str, Any], *, prefixes: Iterable[str] = ()) -> None:
+    """Keep the values of a page's widgets while another page is shown: Streamlit forgets the
+    state of a widget not drawn in a run, unless the key is set again. Keys not set yet get
+    their ``defaults``."""
+    state = st.session_state
+    for key, value in defaults.items():
+        if key not in state and value is not None:
+            state[key] = value
+    starts = tuple(prefixes) + KEPT_PREFIXES
+    for key in [*defaults, *(k for k in list(state.keys()) if str(k).startswith(starts))]:
+        if key in state:
+            state[key] = state[key]
+
+
+# --------------------------------------------------------------------------- the sidebar's slot
+
+_run = threading.local()
+
+
+def set_page_slot(slot: DeltaGenerator) -> None:
+    """The sidebar container (above the shared configuration) for this run's page."""
+    _run.slot = slot
+
+
+def page_slot() -> DeltaGenerator:
+    """Where a page draws its own sidebar controls: above the shared configuration."""
+    slot: DeltaGenerator | None = getattr(_run, "slot", None)
+    return slot if slot is not None else st.sidebar
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def sample_bytes(name: str) -> bytes:
+    return (SAMPLES_DIR / name).read_bytes()
+
+
+def document_of(source: str) -> tuple[Document, bytes]:
+    """The main page's document ``source`` (a sample or one of the session's uploads) and its
+    bytes, read once by the workspace."""
+    state = st.session_state
+    if source in state.uploads:
+        file_name, _sha, data = state.uploads[source]
+    else:
+        file_name, data = source, sample_bytes(source)
+    return workspace().load(data, name=file_name), data
+
+
+def content_sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

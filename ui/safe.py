@@ -1,0 +1,43 @@
+"""Showing text that comes from outside: a file name, document text, an evidence phrase, a link's
+value. Streamlit reads the text of ``st.markdown``, ``st.error`` and their kind as Markdown, so
+every such text passes through :func:`md_text` (or :func:`md_escape` for names) here, and HTML
+through :func:`html.escape`; :mod:`ui.widgets` shows verdicts and messages through these."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+
+
+def facts_html(facts: Sequence[tuple[str, str]]) -> str:
+    """A small two-column table; every value is escaped (it may come from the document)."""
+    rows = "".join(
+        f'<tr><th style="text-align:left;padding:2px 12px 2px 0;white-space:nowrap">'
+        f'{html.escape(k)}</th><td style="padding:2px 0">{html.escape(v)}</td></tr>'
+        for k, v in facts
+    )
+    return f'<table style="border-collapse:collapse;font-size:14px">{rows}</table>'
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def md_escape(text: str) -> str:
+    """``text`` with Markdown punctuation backslash-escaped, for names shown via Markdown."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+_MARKDOWN_MARKUP = re.compile(r"([\\`*_\[\]<>!$~|#])")
+
+
+def md_text(text: str) -> str:
+    """A message that quotes a file name or document text, safe to show through Markdown.
+
+    ``st.error``, ``st.info`` and friends read their text as Markdown: a file named
+    ``![x](http://host/x.png).md`` would load an image from that host, ``[a](javascript:…)`` would
+    be a link. Escaping the characters that start images, links, HTML, emphasis, code, maths
+    and headings leaves plain text that reads the same (unlike :func:`md_escape`, dots, colons
+    and dashes are kept as they are, so messages stay searchable).
+    """
+    return _MARKDOWN_MARKUP.sub(r"\\\1", text)

@@ -1,0 +1,362 @@
+"""The Streamlit pieces every page shares: one set of configuration widgets (the frame's sidebar
+and the Evaluate page's A and B), the one verdict component, messages that quote outside text,
+progress bars, and the answer given while the model embeds (BM25 first).
+
+Every text from outside — a verdict naming phrases, a file name, a library's message — is shown
+through :func:`ui.safe.md_text` here, never as raw Markdown.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from explorer.answer import CorpusAnswer
+from explorer.chunking.measures import UNITS
+from explorer.chunking.splitters import RECURSIVE_LEVELS
+from explorer.config import Config
+from explorer.documents.model import Document
+from explorer.errors import ExplorerError
+from explorer.progress import Progress
+from explorer.retrieval.embeddings import BUNDLED
+from explorer.retrieval.evidence import Verdict
+from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
+from explorer.workspace import Pending, Workspace
+from ui import settings
+from ui.safe import md_text
+
+Kind = Literal["success", "error", "warning", "info"]
+_SHOW: dict[str, Callable[..., Any]] = {
+    "success": st.success,
+    "error": st.error,
+    "warning": st.warning,
+    "info": st.info,
+}
+VERDICT_KINDS: dict[str, Kind] = {
+    "complete": "success",
+    "incomplete": "error",
+    "unchecked": "warning",
+}
+RETRIEVER_LABELS = {
+    "bm25": "bm25 (keywords, instant)",
+    "dense": "dense (MiniLM embeddings)",
+    "hybrid": "hybrid (dense + BM25)",
+}
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def message(kind: Kind, text: str, *, where: DeltaGenerator | None = None) -> None:
+    """``text`` (which may quote a file name or document text) as an alert, escaped."""
+    show = _SHOW[kind] if where is None else getattr(where, kind)
+    show(md_text(text))
+
+
+def verdict_box(verdict: Verdict | None, *, where: DeltaGenerator | None = None) -> None:
+    """The verdict as one alert: green when complete, red when a phrase is missing, amber when
+    one was not found; its phrases escaped. Nothing without evidence."""
+    if verdict is None:
+        return
+    sentence = verdict.sentence()
+    message(VERDICT_KINDS[verdict.kind], sentence[:1].upper() + sentence[1:], where=where)
+
+
+def progress_bar(what: str) -> tuple[Progress, DeltaGenerator]:
+    """A progress bar and the callback that moves it."""
+    bar = st.progress(0.0, text=f"{what}…")
+
+    def progress(fraction: float, note: str) -> None:
+        bar.progress(min(max(fraction, 0.0), 1.0), text=md_text(f"{what}: {note}"))
+
+    return progress, bar
+
+
+# --------------------------------------------------------------------------- answering
+
+
+def answer_bm25_first(
+    ws: Workspace,
+    names: Sequence[str | Document],
+    config: Config,
+    question: str,
+    evidence: Sequence[str],
+    *,
+    k: int | None,
+    budget: int | None,
+    early: Callable[[CorpusAnswer, Pending], None],
+    doc: str | None = None,
+) -> CorpusAnswer | None:
+    """The answer under ``config``; when the model still has to load or embed, the BM25 answer
+    is given to ``early`` first (to show meanwhile) and a progress bar follows the embedding.
+    A model that cannot be used is one error message (and ``None``: the BM25 answer stands)."""
+    drew_early = False
+    try:
+        pending = ws.pending(names, config, question=question)
+        if not pending.ready and config.retriever != "bm25":
+            lexical = config.replace(retriever="bm25")
+            early(
+                ws.answer(question, evidence, config=lexical, names=names, k=k, budget=budget),
+                pending,
+            )
+            drew_early = True
+        if not pending.ready:
+            what = f"{pending.texts:,} {pending.what}" if pending.texts else "the question"
+            progress, bar = progress_bar(f"Embedding {what} with {md_text(config.model)}")
+            try:
+                ws.prepare(names, config, progress, question=question)
+            finally:
+                bar.empty()
+        return ws.answer(
+            question, evidence, config=config, names=names, k=k, budget=budget, doc=doc
+        )
+    except ExplorerError as exc:
+        shown = " (its answer is shown above)." if drew_early else "."
+        st.error(
+            f"{md_text(str(exc))}  \nThe {config.retriever} retriever needs the model; bm25 "
+            f"works without it{shown}"
+        )
+        return None
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+def prepare_config_state(p: str = "") -> list[str]:
+    """Before the widgets of the configuration under ``p`` are drawn: the size within its unit's
+    range, the overlap below the size (and 0 for a splitter that takes none), the exact boxes
+    equal to their sliders. Returns a sentence for every value that had to change."""
+    state = st.session_state
+    notes = []
+    rng = settings.SIZE_RANGES[state[p + "unit"]]
+    size = rng.clamp(state[p + "size"])
+    if size != state[p + "size"]:
+        notes.append(
+            f"Size {state[p + 'size']:,} is outside the {rng.low:,}–{rng.high:,} "
+            f"{settings.UNIT_LABELS[state[p + 'unit']]} the slider offers: set to {size:,}."
+        )
+    overlap = settings.clamp_overlap(state[p + "overlap"], size)
+    if overlap != state[p + "overlap"]:
+        notes.append(
+            f"Overlap {state[p + 'overlap']:,} is not below the chunk size {size:,}: set to "
+            f"{overlap:,}."
+        )
+    if overlap and not settings.takes_overlap(state[p + "splitter"]):
+        notes.append(f"{state[p + 'splitter']} takes no overlap: set to 0.")
+        overlap = 0
+    state[p + "size"], state[p + "overlap"] = size, overlap
+    state[p + "size_exact"], state[p + "overlap_exact"] = size, overlap
+    return notes
+
+
+def _copy(src: str, dst: str) -> None:
+    st.session_state[dst] = st.session_state[src]
+
+
+def _on_unit(p: str) -> None:
+    state = st.session_state
+    rng = settings.SIZE_RANGES[state[p + "unit"]]
+    state[p + "size"], state[p + "overlap"] = rng.default, rng.overlap
+
+
+def _on_size(p: str, src: str) -> None:
+    """A new size: its exact box and slider agree; an overlap no longer below it is lowered
+    (and said so)."""
+    state = st.session_state
+    state[p + "size"] = state[p + "size_exact"] = state[src]
+    if state[p + "overlap"] >= state[p + "size"]:
+        state[p + "clamped"] = (
+            f"Overlap {state[p + 'overlap']:,} is not below the new size {state[p + 'size']:,}: "
+            f"set to {state[p + 'size'] - 1:,}."
+        )
+        state[p + "overlap"] = state[p + "overlap_exact"] = state[p + "size"] - 1
+
+
+def chunking_widgets(p: str = "", *, sizes: bool = True) -> None:
+    """Splitter, size unit, size and overlap (a slider and an exact box each, unless ``sizes``
+    is off: the sweep's cells set them), the recursive splitter's separators, the semantic
+    splitter's percentile and a library splitter's own options."""
+    state = st.session_state
+    st.selectbox(
+        "Splitter",
+        settings.splitter_names(),
+        key=p + "splitter",
+        format_func=settings.splitter_label,
+        help=settings.splitter_help(),
+    )
+    st.selectbox(
+        "Size unit",
+        UNITS,
+        key=p + "unit",
+        format_func=settings.UNIT_LABELS.get,
+        on_change=_on_unit,
+        args=(p,),
+    )
+    if sizes:
+        for note in [*prepare_config_state(p), *filter(None, [state.pop(p + "clamped", None)])]:
+            st.caption(md_text(note))
+        rng = settings.SIZE_RANGES[state[p + "unit"]]
+        left, right = st.columns([3, 2], vertical_alignment="bottom")
+        left.slider(
+            "Chunk size",
+            rng.low,
+            rng.high,
+            key=p + "size",
+            on_change=_on_size,
+            args=(p, p + "size"),
+        )
+        right.number_input(
+            "Exact size",
+            rng.low,
+            rng.high,
+            key=p + "size_exact",
+            on_change=_on_size,
+            args=(p, p + "size_exact"),
+        )
+        left, right = st.columns([3, 2], vertical_alignment="bottom")
+        top = max(state[p + "size"] - 1, 1)
+        no_overlap = not settings.takes_overlap(state[p + "splitter"])
+        left.slider(
+            "Overlap",
+            0,
+            top,
+            key=p + "overlap",
+            on_change=_copy,
+            args=(p + "overlap", p + "overlap_exact"),
+            disabled=no_overlap or state[p + "size"] < 2,
+            help="This splitter takes no overlap." if no_overlap else None,
+        )
+        right.number_input(
+            "Exact overlap",
+            0,
+            top,
+            key=p + "overlap_exact",
+            on_change=_copy,
+            args=(p + "overlap_exact", p + "overlap"),
+            disabled=no_overlap or state[p + "size"] < 2,
+        )
+    if state[p + "splitter"] == "recursive":
+        st.multiselect(
+            "Recursive separators (coarsest first)",
+            RECURSIVE_LEVELS,
+            key=p + "separators",
+            help="Boundaries the recursive splitter may cut at; a hard cut always comes last.",
+        )
+    if state[p + "splitter"] == "semantic":
+        low, high, _ = settings.PERCENTILE_RANGE
+        st.slider("Percentile", low, high, key=p + "percentile", help=settings.PERCENTILE_HELP)
+    _library_options(p, state[p + "splitter"])
+
+
+def _library_options(p: str, name: str) -> None:
+    """A library splitter's own options (its separators, keep_separator, …), kept in
+    ``state[p + "options"]`` as the configuration's flat form has them."""
+    from explorer.chunking.adapters import ADAPTERS
+
+    state = st.session_state
+    spec = ADAPTERS.get(name)
+    if spec is None:
+        state[p + "options"] = ""
+        return
+    st.caption(md_text(f"{spec.title}: {spec.note}" if spec.note else spec.title))
+    given = json.loads(state.get(p + "options") or "{}")
+    chosen: dict[str, object] = {}
+    for opt in spec.options:
+        key = f"{p}opt_{name}_{opt.name}"
+        if key not in state and opt.name in given:
+            state[key] = given[opt.name]
+        if opt.choices:
+            value = st.selectbox(opt.name, list(opt.choices), key=key, help=opt.help)
+        elif isinstance(opt.default, bool):
+            value = st.toggle(opt.name, value=opt.default, key=key, help=opt.help)
+        elif isinstance(opt.default, int):
+            value = st.number_input(opt.name, value=opt.default, step=1, key=key, help=opt.help)
+        elif isinstance(opt.default, str):
+            value = st.text_input(opt.name, value=opt.default, key=key, help=opt.help)
+        else:
+            continue  # a list option: the default
+        if value != opt.default:
+            chosen[opt.name] = value
+    state[p + "options"] = json.dumps(chosen, sort_keys=True) if chosen else ""
+
+
+def embedding_widgets(p: str = "") -> None:
+    """The embedding model, where dense scores come from, and the heading prefix."""
+    st.text_input(
+        "Embedding model",
+        key=p + "model",
+        help=(
+            f"A sentence-transformers model folder on this machine, loaded offline. Default: the "
+            f"bundled {BUNDLED}. Vectors are cached by model and exact text, so a settings change "
+            "embeds only texts not seen before."
+        ),
+    )
+    st.radio(
+        "Dense scores from",
+        DENSE_SOURCES,
+        key=p + "dense",
+        horizontal=True,
+        help=settings.DENSE_HELP,
+    )
+    st.toggle("Prefix heading path", key=p + "heading_prefix", help=settings.PREFIX_HELP)
+
+
+def retrieval_widgets(p: str = "") -> None:
+    """The retriever, the carry, and how the hits become context: neighbours or the section,
+    merging, table headers, filling the budget."""
+    state = st.session_state
+    st.selectbox(
+        "Retriever",
+        RETRIEVERS,
+        key=p + "retriever",
+        format_func=RETRIEVER_LABELS.get,
+        help=settings.RETRIEVER_HELP,
+    )
+    st.slider(
+        "Carry from previous",
+        min_value=settings.CARRY_RANGE[0],
+        max_value=settings.CARRY_RANGE[1],
+        step=settings.CARRY_RANGE[2],
+        key=p + "carry",
+        help=settings.CARRY_HELP,
+    )
+    st.slider(
+        "Neighbours (± chunks)",
+        0,
+        settings.NEIGHBOURS_MAX,
+        key=p + "neighbours",
+        disabled=bool(state.get(p + "section")),
+        help=settings.NEIGHBOURS_HELP,
+    )
+    left, right = st.columns(2)  # two by two: four toggles in a row are cut short with "…"
+    left.toggle("Widen to section", key=p + "section", help=settings.SECTION_HELP)
+    right.toggle("Merge touching hits", key=p + "merge", help=settings.MERGE_HELP)
+    left.toggle("Table headers", key=p + "table_headers", help=settings.TABLE_HEADERS_HELP)
+    right.toggle("Fill to budget", key=p + "fill", help=settings.FILL_HELP)
+
+
+def config_widgets(p: str = "", *, sizes: bool = True, headers: bool = True) -> None:
+    """Every setting of one configuration, keyed ``p`` + its flat name: the frame's sidebar
+    (``p=""``) and the Evaluate page's configurations draw the same widgets."""
+    if headers:
+        st.subheader("Chunking", anchor=False)
+    chunking_widgets(p, sizes=sizes)
+    if headers:
+        st.subheader("Embedding", anchor=False)
+    embedding_widgets(p)
+    if headers:
+        st.subheader("Retrieval", anchor=False)
+    retrieval_widgets(p)
+
+
+def configuration(p: str = "") -> Config | None:
+    """The configuration the widgets under ``p`` show (None, with the reason shown, if bad)."""
+    try:
+        return settings.config_of(st.session_state, prefix=p)
+    except ExplorerError as exc:
+        message("error", str(exc))
+        return None
