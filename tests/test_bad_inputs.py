@@ -24,6 +24,7 @@ from explorer.documents import load as documents
 from explorer.documents import pdf
 from explorer.documents.load import load_document
 from explorer.documents.model import Document
+from explorer.documents.pdf import opening, reader
 from explorer.errors import DocumentError
 from tests import bad_inputs
 from tests.bad_inputs import BadInput, make
@@ -247,7 +248,7 @@ def _pdf(pages: int, *, text: str = "Some words on a page.") -> bytes:
 def test_a_pdf_over_the_page_limit_is_refused_before_reading(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(pdf, "MAX_PAGES", 3)
+    monkeypatch.setattr(opening, "MAX_PAGES", 3)  # read where it is defined
     assert len(load_document(_pdf(3), name="ok.pdf").pages) == 3
     with pytest.raises(DocumentError) as err:
         load_document(_pdf(4), name="long.pdf")
@@ -258,7 +259,7 @@ def test_a_pdf_over_the_page_limit_is_refused_before_reading(
 
 
 def test_a_pdf_over_the_character_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pdf, "MAX_CHARS", 50)
+    monkeypatch.setattr(reader, "MAX_CHARS", 50)  # read in reader, as pages are read
     with pytest.raises(DocumentError) as err:
         load_document(_pdf(5), name="wordy.pdf")
     assert str(err.value).startswith("wordy.pdf is too long (over 50 characters by page 3)")

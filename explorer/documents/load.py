@@ -57,7 +57,7 @@ def load_document(data: bytes, *, name: str) -> Document:
     if not data:
         raise DocumentError(f"{name}: the file is empty (0 bytes); choose a file with text in it")
     if suffix in PDF_SUFFIXES:
-        from explorer.documents.pdf import load_pdf
+        from explorer.documents.pdf.reader import load_pdf
 
         pdf: Document = load_pdf(data, name=name)
         return pdf
