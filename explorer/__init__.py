@@ -16,7 +16,7 @@ The library never imports streamlit, and ``import explorer`` stays cheap: tokeni
 and sentence-transformers are imported inside the functions that need them.
 """
 
-from explorer.answer import Answer, CorpusAnswer, ask
+from explorer.answer import Answer, CorpusAnswer
 from explorer.chunking.splitters import Chunk, ChunkSettings, split
 from explorer.config import Config
 from explorer.corpus import Corpus
@@ -31,7 +31,7 @@ from explorer.errors import (
 )
 from explorer.retrieval.evidence import Verdict
 from explorer.retrieval.retriever import Retriever
-from explorer.workspace import Workspace
+from explorer.workspace import Workspace, ask
 
 __all__ = [
     "Answer",

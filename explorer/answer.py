@@ -2,8 +2,8 @@
 evidence phrase's place in it, and a verdict out.
 
 The app's pages, ``explorer query``, ``explorer eval``, the A/B, the sweep, lessons and version
-comparison all answer through :func:`answer` (by way of :class:`explorer.workspace.Workspace`),
-so they cannot disagree::
+comparison all answer through :func:`answer` (by way of :class:`explorer.workspace.Workspace`;
+:func:`explorer.ask` for one document), so they cannot disagree::
 
     from explorer import ask, load_path
 
@@ -39,21 +39,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk
 from explorer.config import Config
 from explorer.corpus import Corpus, CorpusHit, CorpusPiece, DocSpan
-from explorer.documents.model import Document
 from explorer.errors import SettingsError
 from explorer.retrieval import evidence as _evidence
 from explorer.retrieval.context import ContextPiece, Span, union, widen_to_budget
 from explorer.retrieval.evidence import Evidence, Limits, Verdict
 from explorer.retrieval.index import Hit
-
-if TYPE_CHECKING:
-    from explorer.workspace import Workspace
 
 DEFAULT_K = 5
 """How many chunks an answer retrieves unless told otherwise."""
@@ -473,27 +469,3 @@ def _pick(
 def _standing(e: Evidence, order: int) -> tuple[bool, bool, bool, int, int]:
     """Sorts where a phrase counts first: covered, found, ranked, best ranked, earliest."""
     return (not e.covered, not e.found, e.best_rank is None, e.best_rank or 0, order)
-
-
-# --------------------------------------------------------------------------- one document
-
-
-def ask(
-    doc: Document,
-    question: str,
-    evidence: Sequence[str] = (),
-    *,
-    config: Config | None = None,
-    k: int | None = DEFAULT_K,
-    budget: int | None = None,
-    workspace: Workspace | None = None,
-) -> Answer:
-    """Answer ``question`` from ``doc``: hits, context, evidence and verdict (see the module).
-
-    ``workspace`` keeps the document's chunks, index and vectors (default: one shared by every
-    call in this process, so asking again chunks and embeds nothing).
-    """
-    from explorer.workspace import shared_workspace
-
-    ws = workspace if workspace is not None else shared_workspace()
-    return ws.ask(doc, question, evidence, config=config or Config(), k=k, budget=budget)

@@ -543,3 +543,21 @@ def shared_workspace() -> Workspace:
         if _SHARED is None:
             _SHARED = Workspace()
         return _SHARED
+
+
+def ask(
+    doc: Document,
+    question: str,
+    evidence: Sequence[str] = (),
+    *,
+    config: Config | None = None,
+    k: int | None = DEFAULT_K,
+    budget: int | None = None,
+    workspace: Workspace | None = None,
+) -> Answer:
+    """Answer ``question`` from ``doc``: hits, context, evidence and verdict (the rule is
+    :func:`explorer.answer.answer`'s). ``workspace`` keeps the document's chunks, index and
+    vectors (default: one shared by every call in this process, so asking again chunks and
+    embeds nothing)."""
+    ws = workspace if workspace is not None else shared_workspace()
+    return ws.ask(doc, question, evidence, config=config or Config(), k=k, budget=budget)

@@ -133,7 +133,7 @@ def chromium_fixture() -> Iterator[Any]:
 def wait_for_app(page: Any, timeout: float = 60_000) -> None:
     """Wait until the script has finished running (no "Running..." status widget)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    page.wait_for_selector('[data-testid="stMetric"]', timeout=timeout)
+    page.wait_for_selector(".st-key-ce_title", timeout=timeout)  # the Explore page is drawn
     wait_idle(page, timeout)
 
 
@@ -249,12 +249,12 @@ def main() -> None:  # pragma: no cover - a manual tool
         choose(page, "Selected chunk", "#2 ")
         toggle(page, "Prefix heading path")
         print(screenshot(page, "shot-6-selected.png"))
-        choose(page, "Sample or uploaded document", "writing-guide.md")
+        choose(page, "Document", "writing-guide.md")
         set_number(page, "Exact size", 300)
         set_number(page, "Exact overlap", 60)
         choose(page, "Selected chunk", "#20 ")
         print(screenshot(page, "shot-7-guide-overlap.png"))
-        choose(page, "Sample or uploaded document", "field-manual.pdf")
+        choose(page, "Document", "field-manual.pdf")
         choose(page, "Splitter", "structure")
         page.wait_for_selector('[data-testid="stImage"] img', timeout=60_000)
         wait_idle(page)

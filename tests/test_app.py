@@ -5,7 +5,7 @@ Uploads go through the real ``st.file_uploader`` widget: this Streamlit's ``AppT
 file on it (``at.file_uploader(key="upload").set_value(...)``), and the app's ``on_change``
 callback runs exactly as it does for a browser upload. What AppTest cannot do is click a row of
 ``st.dataframe`` (its selection callback only fires for a browser event); that path is covered by
-``pipeline.chunk_from_table`` here and by a click in ``tests/test_browser.py``.
+``chunk_from_table`` here and by a click in ``tests/test_browser.py``.
 """
 
 from __future__ import annotations
@@ -23,16 +23,28 @@ from streamlit.testing.v1 import AppTest
 from explorer.chunking.diagnostics import ISSUES, diagnose
 from explorer.chunking.export import manifest
 from explorer.chunking.splitters import ChunkSettings, split
+from explorer.config import Config
 from explorer.documents.load import load_document, load_path
 from explorer.errors import DocumentError
 from explorer.retrieval.index import passages
+from explorer.workspace import Workspace
 from tests.conftest import REPO, SAMPLES
 from ui import charts
-from ui import view as pipeline
+from ui.chunks import (
+    PASSAGE_SEPARATOR,
+    chunk_from_table,
+    neighbour_overlap,
+    overlap_text,
+    valid_chunk,
+)
+from ui.safe import facts_html, md_escape, md_text
+from ui.settings import APP_SPLITTERS, SIZE_RANGES, clamp_overlap, config_of
+from ui.sources import folder_fingerprint, remember
+from ui.view_state import query_keys
 
 APP = str(REPO / "app.py")
 FIRST = "refund-policy.md"
-QUESTION, EVIDENCE = pipeline.query_keys(FIRST)
+QUESTION, EVIDENCE = query_keys(FIRST)
 CHUNK_VIEW: dict[str, object] = {
     "splitter": "recursive",
     "unit": "tokens",
@@ -81,7 +93,7 @@ def metric(at: AppTest, label: str) -> str:
 
 
 def n_chunks(at: AppTest) -> int:
-    return int(metric(at, "Chunks"))
+    return int(metric(at, "Chunks").replace(",", ""))
 
 
 def doc_html(at: AppTest) -> str:
@@ -108,7 +120,8 @@ def picker(at: AppTest):  # type: ignore[no-untyped-def]
 def expected_chunks(name: str = FIRST, **settings: object) -> list:  # type: ignore[type-arg]
     doc = load_path(SAMPLES / name)
     base: dict[str, object] = {"splitter": "recursive", "unit": "tokens", "size": 128, "overlap": 0}
-    return split(doc, ChunkSettings(**(base | settings)))  # type: ignore[arg-type]
+    settings = ChunkSettings(**(base | settings))  # type: ignore[arg-type]
+    return Workspace().chunks(doc, settings)  # the semantic splitter embeds with the bundled model
 
 
 @pytest.fixture
@@ -186,7 +199,7 @@ def test_overlap_stays_below_the_size(app: AppTest) -> None:
     assert app.slider(key="overlap").max == 39
 
 
-@pytest.mark.parametrize("splitter", list(pipeline.APP_SPLITTERS))
+@pytest.mark.parametrize("splitter", list(APP_SPLITTERS))
 def test_each_splitter(app: AppTest, splitter: str) -> None:
     app.selectbox(key="splitter").set_value(splitter).run()
     assert_ok(app)
@@ -266,9 +279,11 @@ def test_selecting_a_chunk_outlines_it_and_shows_details(app: AppTest) -> None:
     facts = next(h.value for h in app.html if chunk.id in h.value)
     assert f"[{chunk.start}, {chunk.end})" in facts
     assert "Refund and Returns Policy › Refunds" in facts
-    sizes = {m.label: m.value for m in app.metric}
-    assert sizes["characters"] == str(len(chunk.text))
-    assert sizes["words"] == str(len(chunk.text.split()))
+    # the sizes in every measure, in full (a metric would cut "1,163" to "1…")
+    table = next(h.value for h in app.html if "cl100k tokens" in h.value and "<table" in h.value)
+    sizes = dict(re.findall(r"<th[^>]*>([^<]+)</th><td[^>]*>([^<]+)</td>", table))
+    assert sizes["characters"] == f"{len(chunk.text):,}"
+    assert sizes["words"] == f"{len(chunk.text.split()):,}"
     assert {"cl100k tokens", "model tokens"} <= set(sizes)
     shown, embedded = chunk_codes(app)
     assert shown == chunk.text
@@ -279,7 +294,7 @@ def test_selecting_a_chunk_outlines_it_and_shows_details(app: AppTest) -> None:
         for p in passages(doc)  # those with at least half their text inside the chunk
         if 2 * (min(p.end, chunk.end) - max(p.start, chunk.start)) >= p.end - p.start
     ]
-    assert embedded == pipeline.PASSAGE_SEPARATOR.join(p.text for p in held)
+    assert embedded == PASSAGE_SEPARATOR.join(p.text for p in held)
     assert len(held) >= 2
     app.radio(key="dense").set_value("chunks").run()
     assert_ok(app)
@@ -303,17 +318,17 @@ def test_a_stale_chunk_label_from_the_browser_is_dropped() -> None:
     # the browser sends back the label it showed; after a document switch that label is no
     # option and the selectbox returns it as a string (seen in a real browser; AppTest cannot
     # send a stale label), so the app checks every value it reads
-    assert pipeline.valid_chunk("#40 · a label from another document", 45) is None
-    assert pipeline.valid_chunk(3, 5) == 3
-    assert pipeline.valid_chunk(5, 5) is None
-    assert pipeline.valid_chunk(True, 5) is None
+    assert valid_chunk("#40 · a label from another document", 45) is None
+    assert valid_chunk(3, 5) == 3
+    assert valid_chunk(5, 5) is None
+    assert valid_chunk(True, 5) is None
 
 
 def test_table_rows_map_to_chunks() -> None:
     # AppTest cannot click a dataframe row; the callback's mapping is tested here
-    assert pipeline.chunk_from_table([1], [3, 5, 8]) == 5
-    assert pipeline.chunk_from_table([], [3, 5, 8]) is None
-    assert pipeline.chunk_from_table([7], [3, 5, 8]) is None
+    assert chunk_from_table([1], [3, 5, 8]) == 5
+    assert chunk_from_table([], [3, 5, 8]) is None
+    assert chunk_from_table([7], [3, 5, 8]) is None
 
 
 # --------------------------------------------------------------------------- PDF
@@ -414,7 +429,7 @@ def test_a_bad_upload_shows_one_error_and_keeps_the_document(
         load_document(data, name=name)
     upload(app, name, data)
     assert not app.exception
-    assert [e.value for e in app.error] == [pipeline.md_text(str(expected.value))]
+    assert [e.value for e in app.error] == [md_text(str(expected.value))]
     assert app.selectbox(key="source").value == FIRST
     assert n_chunks(app) == before
     assert len(badges(doc_html(app))) == before
@@ -446,9 +461,12 @@ def test_a_good_upload_becomes_the_document(app: AppTest) -> None:
     assert app.selectbox(key="source").value == "notes.txt"
     assert n_chunks(app) == 1
     assert "ce-plain" in doc_html(app)
+    # a document of one's own opens on the recommended configuration
+    assert config_of(app.session_state) == Config()
     # the samples are still there to go back to
     app.selectbox(key="source").set_value(FIRST).run()
-    assert n_chunks(app) == len(expected_chunks())
+    doc = load_path(SAMPLES / FIRST)
+    assert n_chunks(app) == len(Workspace().chunks(doc, Config()))
 
 
 def test_an_upload_named_like_a_sample_does_not_replace_it(app: AppTest) -> None:
@@ -509,39 +527,37 @@ def test_two_sessions_do_not_share_uploads() -> None:
 
 
 def test_size_ranges_suit_each_unit() -> None:
-    assert set(pipeline.SIZE_RANGES) == {"chars", "words", "tokens", "model-tokens"}
-    assert pipeline.SIZE_RANGES["model-tokens"].high <= 512
-    assert pipeline.SIZE_RANGES["chars"].clamp(10) == 50
-    assert pipeline.clamp_overlap(500, 100) == 99
+    assert set(SIZE_RANGES) == {"chars", "words", "tokens", "model-tokens"}
+    assert SIZE_RANGES["model-tokens"].high <= 512
+    assert SIZE_RANGES["chars"].clamp(10) == 50
+    assert clamp_overlap(500, 100) == 99
 
 
 def test_neighbour_overlap_in_units_and_characters() -> None:
     doc = load_path(SAMPLES / FIRST)
     chunks = split(doc, ChunkSettings("fixed", "chars", 200, 50))
-    near = pipeline.neighbour_overlap(chunks, 1)
+    near = neighbour_overlap(chunks, 1)
     assert near.previous_units == chunks[1].overlap
     assert near.previous_chars == chunks[0].end - chunks[1].start
     assert near.next_chars == chunks[1].end - chunks[2].start
-    first = pipeline.neighbour_overlap(chunks, 0)
+    first = neighbour_overlap(chunks, 0)
     assert first.previous_units is None and first.previous_chars is None
-    assert pipeline.overlap_text(None, None, "chars") == "—"
-    assert pipeline.overlap_text(0, 0, "chars") == "none"
+    assert overlap_text(None, None, "chars") == "—"
+    assert overlap_text(0, 0, "chars") == "none"
 
 
 def test_names_and_facts_from_a_document_are_escaped() -> None:
-    assert pipeline.md_escape("[x](javascript:alert(1)).md") == (
-        r"\[x\]\(javascript\:alert\(1\)\)\.md"
-    )
-    html = pipeline.facts_html([("heading path", "<img src=x onerror=alert(1)>")])
+    assert md_escape("[x](javascript:alert(1)).md") == (r"\[x\]\(javascript\:alert\(1\)\)\.md")
+    html = facts_html([("heading path", "<img src=x onerror=alert(1)>")])
     assert "<img" not in html and "&lt;img" in html
 
 
 def test_uploads_keep_only_the_newest() -> None:
     uploads: dict[str, object] = {}
     for i in range(7):
-        pipeline.remember(uploads, f"f{i}", i, keep=3)
+        remember(uploads, f"f{i}", i, keep=3)
     assert list(uploads) == ["f4", "f5", "f6"]
-    pipeline.remember(uploads, "f4", 44, keep=3)
+    remember(uploads, "f4", 44, keep=3)
     assert list(uploads) == ["f5", "f6", "f4"]
 
 
@@ -578,30 +594,28 @@ def test_a_folder_fingerprint_changes_when_a_file_does(tmp_path: Path) -> None:
     import os
 
     (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
-    first = pipeline.folder_fingerprint(tmp_path)
-    assert pipeline.folder_fingerprint(tmp_path) == first
+    first = folder_fingerprint(tmp_path)
+    assert folder_fingerprint(tmp_path) == first
     (tmp_path / "a.md").write_text("# A, rewritten\n", encoding="utf-8")
     os.utime(tmp_path / "a.md", ns=(1, 1))
-    second = pipeline.folder_fingerprint(tmp_path)
+    second = folder_fingerprint(tmp_path)
     assert second != first
     (tmp_path / "b.md").write_text("# B\n", encoding="utf-8")
-    assert pipeline.folder_fingerprint(tmp_path) not in (first, second)
-    assert pipeline.folder_fingerprint(tmp_path / "missing") == pipeline.folder_fingerprint(
-        tmp_path / "also-missing"
-    )
+    assert folder_fingerprint(tmp_path) not in (first, second)
+    assert folder_fingerprint(tmp_path / "missing") == folder_fingerprint(tmp_path / "also-missing")
 
 
 def test_the_main_pages_settings_survive_a_visit_to_the_evaluate_page() -> None:
-    # Streamlit drops the state of widgets a run does not draw; the page keeps its own copy.
+    # Streamlit drops the state of widgets a run does not draw; the frame sets them again.
     # (Values preset through at.session_state are set again on every run, so widgets set them.)
     at = open_app(retriever="bm25")
     at.selectbox(key="splitter").set_value("recursive").run()
     at.slider(key="size").set_value(300).run()
     at.selectbox(key="source").set_value("writing-guide.md").run()
     at.toggle(key="only_flagged").set_value(True).run()
-    at.switch_page("pages/evaluate.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     assert not at.exception
-    at.switch_page("app.py").run()
+    at.switch_page("app_pages/explore.py").run()
     assert_ok(at)
     assert at.slider(key="size").value == 300
     assert at.selectbox(key="source").value == "writing-guide.md"

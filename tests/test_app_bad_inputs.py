@@ -20,7 +20,7 @@ from explorer.errors import DocumentError
 from tests.bad_inputs import BadInput, bad_inputs, make
 from tests.test_app import CHUNK_VIEW, FIRST, errors, n_chunks, open_app, upload
 from ui import render
-from ui import view as pipeline
+from ui.safe import md_text
 
 TIMEOUT = 240
 HTML_LIMIT = 3 * render.WINDOW_CHARS * 10
@@ -71,7 +71,7 @@ def test_each_bad_input_is_one_error_or_a_safe_rendering(item: BadInput) -> None
     upload(at, item.filename, data)
     assert not at.exception, [e.value for e in at.exception]
 
-    message = [pipeline.md_text(str(outcome))] if isinstance(outcome, DocumentError) else []
+    message = [md_text(str(outcome))] if isinstance(outcome, DocumentError) else []
     if isinstance(outcome, DocumentError):
         # one clear message, the loader's own, and nothing lost
         assert [e.value for e in at.error] == message
@@ -83,7 +83,7 @@ def test_each_bad_input_is_one_error_or_a_safe_rendering(item: BadInput) -> None
         assert at.selectbox(key="source").value == item.filename
         assert n_chunks(at) >= 1
         for warning in doc.warnings:  # what the loader assumed is said
-            assert pipeline.md_text(warning) in [i.value for i in at.info]
+            assert md_text(warning) in [i.value for i in at.info]
         html = drawn(at)
         if doc.kind == "pdf":  # one page image at a time, whatever the page count
             assert len(at.image) == 1 and html == ""
@@ -96,7 +96,7 @@ def test_each_bad_input_is_one_error_or_a_safe_rendering(item: BadInput) -> None
             assert len(window_notes(at)) == (0 if w.whole else 1)
             at.radio(key="pdf_view").set_value("Page image").run()
             captions = " ".join(c.value for c in at.caption)
-            assert f"of {len(doc.pages)} ·" in captions
+            assert f"of {len(doc.pages):,} ·" in captions
         else:
             assert html and len(html) < HTML_LIMIT
             w = render.window(doc.text)

@@ -26,7 +26,9 @@ from tests.browser_util import (
     wait_idle,
 )
 from tests.conftest import SAMPLES
-from ui import view as pipeline
+from ui.answers import DEMO
+from ui.highlights import EVIDENCE_MISSED
+from ui.settings import SIZE_RANGES
 
 pytestmark = pytest.mark.browser
 
@@ -83,7 +85,7 @@ def test_moving_the_size_slider_changes_the_highlights(page: Any) -> None:
     thumb.press("Home")  # the smallest size: many more chunks
     wait_idle(page)
     after = badge_count(page)
-    low = pipeline.SIZE_RANGES[pipeline.DEMO.settings.unit].low
+    low = SIZE_RANGES[DEMO.settings.unit].low
     assert page.get_by_label("Exact size", exact=True).input_value() == str(low)
     assert after == int(metric_value(page, "Chunks")) > before
     screenshot(page, "browser-2-size-smallest.png")
@@ -104,7 +106,7 @@ def test_selecting_a_chunk_outlines_it(page: Any) -> None:
 
 
 def test_a_chunk_far_down_is_scrolled_into_view(page: Any) -> None:
-    choose(page, "Sample or uploaded document", "writing-guide.md")
+    choose(page, "Document", "writing-guide.md")
     choose(page, "Selected chunk", "#25 ")
     page.wait_for_timeout(800)
     badge = page.locator('.ce-doc .ce-badge.ce-selected[data-index="25"]')
@@ -117,9 +119,9 @@ def test_a_chunk_far_down_is_scrolled_into_view(page: Any) -> None:
 def test_switching_documents_with_a_chunk_selected(page: Any) -> None:
     # a picker keeps its typed label in the browser; after a switch it must not come back as
     # a selection, nor crash the app (it once did, on the next click)
-    choose(page, "Sample or uploaded document", "writing-guide.md")
+    choose(page, "Document", "writing-guide.md")
     choose(page, "Selected chunk", "#25 ")
-    choose(page, "Sample or uploaded document", "field-manual.pdf")
+    choose(page, "Document", "field-manual.pdf")
     page.locator('[data-testid="stImage"] img').first.wait_for(timeout=60_000)
     page.get_by_role("button", name="Next ▶").click()
     wait_idle(page)
@@ -153,7 +155,7 @@ def _saturated_share(png: bytes) -> float:
 def test_the_pdf_page_shows_highlight_rectangles(page: Any) -> None:
     import pymupdf
 
-    choose(page, "Sample or uploaded document", "field-manual.pdf")
+    choose(page, "Document", "field-manual.pdf")
     img = page.locator('[data-testid="stImage"] img').first
     img.wait_for(timeout=60_000)
     wait_idle(page)
@@ -223,7 +225,7 @@ def test_hostile_markdown_stays_inert(page: Any) -> None:
 
 
 def test_a_question_shows_rank_badges_and_the_verdict(page: Any) -> None:
-    demo = pipeline.DEMO
+    demo = DEMO
     box = page.get_by_label("Question", exact=True)
     assert box.input_value() == demo.question  # the refund demo opens asked
     box.fill("")
@@ -242,7 +244,7 @@ def test_a_question_shows_rank_badges_and_the_verdict(page: Any) -> None:
     # the missed phrase is underlined in red on the page, the retrieved one in green
     red = page.locator(".ce-doc .ce-underline").filter(has_text="downloaded")
     assert red.count() > 0
-    assert pipeline.EVIDENCE_MISSED[1:] in (red.first.get_attribute("style") or "").lower()
+    assert EVIDENCE_MISSED[1:] in (red.first.get_attribute("style") or "").lower()
     page.get_by_text("Top 2 of", exact=False).scroll_into_view_if_needed()
     screenshot(page, "browser-7-query-incomplete.png")
 

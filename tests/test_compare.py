@@ -29,8 +29,9 @@ from explorer.evaluation.coverage import (
 from explorer.evaluation.queries import load_queries, parse_queries
 from explorer.workspace import MODEL_NOTE, Workspace
 from tests.conftest import REPO, make_chunks, make_doc
-from ui import evaluate_view, render
-from ui import view as pipeline
+from ui import evaluate_view, render, render_markdown, render_pdf
+from ui.settings import config_of
+from ui.view_state import View
 
 QUERIES = REPO / "queries" / "boundary-questions.json"
 DOCS = REPO / "queries" / "docs"
@@ -158,10 +159,10 @@ def test_markers_in_markdown_skip_markup_and_escape_titles() -> None:
         render.Marker(text.index("First"), evaluate_view.B_COLOR, "B<i>"),
         render.Marker(text.index("- item two"), evaluate_view.BOTH_COLOR),
     ]
-    html = render.render_markdown(doc, [], markers=markers)
+    html = render_markdown.render_markdown(doc, [], markers=markers)
     assert "<script>" not in html and "B&lt;i&gt;" in html
     assert marks(html) == ["Titl", "Firs", "item"]
-    assert strip_tags(render.render_markdown(doc, [])) == strip_tags(html)
+    assert strip_tags(render_markdown.render_markdown(doc, [])) == strip_tags(html)
 
 
 def test_legend_shows_each_marker() -> None:
@@ -182,8 +183,8 @@ def test_pdf_page_draws_marker_bars() -> None:
     data = pdf.tobytes()
     doc = load_document(data, name="t.pdf")
     start = doc.text.index("This")
-    plain = render.render_pdf_page(data, 1, doc, [], zoom=2.0)
-    marked = render.render_pdf_page(
+    plain = render_pdf.render_pdf_page(data, 1, doc, [], zoom=2.0)
+    marked = render_pdf.render_pdf_page(
         data, 1, doc, [], zoom=2.0, markers=[render.Marker(start, "#1d4ed8", "A")]
     )
     assert plain != marked
@@ -232,7 +233,7 @@ def test_cut_phrases_and_format() -> None:
     chunks = chunks_at(TEXT, [0, 5, 10, 15])
     cut = compare.cut_phrases([[(0, 4)], [(3, 7)], [], [(3, 7), (10, 14)]], chunks)
     assert cut == (False, True, False, False)
-    assert compare.format_ranks(
+    assert evaluate_view.format_ranks(
         [1, 4, None, None], [False, True, False, True], [True, True, False, True]
     ) == ("1 · 4 ✂ · not found · never ✂")
 
@@ -260,13 +261,13 @@ def test_refund_question_flips_between_fixed_40_and_structure_256(ws: Workspace)
     queries = parse_queries([REFUND])
     a = evaluate(queries, ws, FIXED_40)
     b = evaluate(queries, ws, STRUCTURE_256)
-    rows = compare.ab_rows(a, b, ws, k=5)
+    rows = evaluate_view.ab_rows(a, b, ws, k=5)
     assert len(rows) == 1
     row = rows[0]
-    assert (row["flip"], row["A"], row["B"]) == (compare.FLIP_B, False, True)
+    assert (row["flip"], row["A"], row["B"]) == (evaluate_view.FLIP_B, False, True)
     assert row["B ranks"] == "1 · 1"
     assert "✂" in row["A ranks"]  # 40 characters cut both sentences
-    details = compare.phrase_details(
+    details = evaluate_view.phrase_details(
         a.results[0],
         b.results[0],
         ws.chunks("refund-policy.md", FIXED_40),
@@ -274,7 +275,7 @@ def test_refund_question_flips_between_fixed_40_and_structure_256(ws: Workspace)
     )
     assert [d.cut_a for d in details] == [True, True]
     assert [d.cut_b for d in details] == [False, False]
-    summary = {r["measure"]: r for r in compare.summary_rows(a, b)}
+    summary = {r["measure"]: r for r in evaluate_view.summary_rows(a, b)}
     assert summary["coverage@5"]["A"] == "0%" and summary["coverage@5"]["B"] == "100%"
     assert summary["coverage@5"]["B - A"] == "+100 points"
     assert summary["chunks"]["A"] == str(a.chunks)
@@ -283,7 +284,7 @@ def test_refund_question_flips_between_fixed_40_and_structure_256(ws: Workspace)
 def test_ab_rows_put_flips_first(ws: Workspace, bundled: list[Any]) -> None:
     a = evaluate(bundled, ws, STRUCTURE_256.replace(size=64, overlap=0))
     b = evaluate(bundled, ws, STRUCTURE_256)
-    rows = compare.ab_rows(a, b, ws, k=3)
+    rows = evaluate_view.ab_rows(a, b, ws, k=3)
     flips = [r["flip"] for r in rows]
     assert any(flips) and flips == sorted(flips, key=lambda f: f == "")
     assert {r["id"] for r in rows} == {q.id for q in bundled}
@@ -442,7 +443,7 @@ def test_sweep_cells_rows_best_and_figures(ws: Workspace, bundled: list[Any]) ->
     assert len(fig.data) == 2
 
 
-def test_explorer_state_shows_the_configuration_on_the_main_page_without_loss() -> None:
+def test_a_view_shows_the_configuration_on_the_explore_page_without_loss() -> None:
     cfg = Config().replace(
         splitter="recursive",
         unit="words",
@@ -454,15 +455,15 @@ def test_explorer_state_shows_the_configuration_on_the_main_page_without_loss() 
         carry=0.2,
         separators=("paragraph", "sentence"),
     )
-    keys = evaluate_view.explorer_state(cfg)
+    keys = View("refund-policy.md", config=cfg).state()
     assert keys["chunk"] is None and keys["page"] == 1
     assert (keys["size_exact"], keys["overlap_exact"]) == (150, 30)
     assert keys["carry"] == 0.2  # a number, not on/off: 0.2 stays 0.2
     assert keys["separators"] == ["paragraph", "sentence"]
     assert set(FLAT_KEYS) <= set(keys)
-    assert pipeline.config_of(keys) == cfg
+    assert config_of(keys) == cfg
     # neighbours beyond the main page's slider are shown at its end
-    assert evaluate_view.explorer_state(cfg.replace(neighbours=9))["neighbours"] == 5
+    assert View("x.md", config=cfg.replace(neighbours=9)).state()["neighbours"] == 5
 
 
 # --------------------------------------------------------------------------- query sets

@@ -2,8 +2,8 @@
 over all of them with hits grouped by document, a hit opening its document on the main page,
 bad files listed, and the retrieval map of a query set.
 
-The app is opened on its main page (as a person opens it) with BM25, then the Corpus page is
-visited: it takes the main page's configuration."""
+The app is opened on its Explore page (as a person opens it) with BM25, then the Corpus page is
+visited: it takes the sidebar's configuration."""
 
 from __future__ import annotations
 
@@ -13,20 +13,22 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.chunking.splitters import split
-from explorer.corpus import Corpus
+from explorer.answer import CorpusAnswer
 from explorer.documents.load import load_path
-from explorer.evaluation.coverage import Workspace, evaluate
+from explorer.evaluation.coverage import evaluate
 from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import retrieval_map
+from explorer.workspace import Workspace
 from tests.conftest import REPO, SAMPLES
 from ui import corpus_view as cv
-from ui import view as pipeline
+from ui.answers import DEMO
+from ui.sources import sample_paths
+from ui.view_state import query_keys
 
 APP = str(REPO / "app.py")
-PAGE = "pages/corpus.py"
+PAGE = "app_pages/corpus.py"
 EVAL_DOCS = REPO / "queries" / "docs"
-DEMO = pipeline.DEMO
+DEMO = DEMO
 CONFIG = DEMO.config.replace(retriever="bm25")
 """What the Corpus page uses: the main page's configuration as it opens, with BM25."""
 
@@ -50,7 +52,13 @@ def table(at: AppTest, column: str):  # type: ignore[no-untyped-def]
 
 
 def samples() -> dict[str, object]:
-    return {p.name: load_path(p) for p in pipeline.sample_paths()}
+    return {p.name: load_path(p) for p in sample_paths()}
+
+
+def corpus_answer(config: object = CONFIG) -> CorpusAnswer:
+    """What the library answers over the samples (the page's opening question, k and budget)."""
+    ws = Workspace(None, samples())  # type: ignore[arg-type]
+    return ws.answer(DEMO.question, DEMO.evidence, config=config, k=5, budget=1024)  # type: ignore[arg-type]
 
 
 def test_it_opens_on_the_samples_with_their_overview() -> None:
@@ -58,7 +66,8 @@ def test_it_opens_on_the_samples_with_their_overview() -> None:
     [overview] = table(at, "flagged")
     docs = samples()
     assert list(overview["document"]) == list(docs)
-    want = [len(split(d, CONFIG.chunking)) for d in docs.values()]  # type: ignore[arg-type]
+    ws = Workspace()
+    want = [len(ws.chunks(d, CONFIG)) for d in docs.values()]  # type: ignore[arg-type]
     assert list(overview["chunks"]) == want
     assert int(next(m.value for m in at.metric if m.label == "Chunks")) == sum(want)
     assert at.get("plotly_chart"), "the overview plot is drawn"
@@ -66,8 +75,7 @@ def test_it_opens_on_the_samples_with_their_overview() -> None:
 
 def test_one_question_ranks_every_documents_chunks_and_groups_hits_by_document() -> None:
     at = corpus_page()
-    corpus = Corpus(samples(), CONFIG)  # type: ignore[arg-type]
-    want = corpus.answer(DEMO.question, DEMO.evidence, k=5, budget=1024)
+    want = corpus_answer()
     assert len({h.doc for h in want.hits}) >= 2, "the demo question reaches two documents"
     shown = table(at, "first words")
     groups = cv.group_hits(want)
@@ -76,21 +84,21 @@ def test_one_question_ranks_every_documents_chunks_and_groups_hits_by_document()
     [evidence] = table(at, "document")[-1:]
     assert list(evidence["document"]) == [e.doc for e in want.evidence]
     assert want.verdict is not None
-    verdict = want.verdict[:1].upper() + want.verdict[1:]
+    sentence = want.verdict.sentence()
+    verdict = sentence[:1].upper() + sentence[1:]
     assert verdict in [e.value for e in (*at.success, *at.error)]
 
 
 def test_a_hit_opens_its_document_on_the_main_page_at_the_hit() -> None:
     at = corpus_page()
-    corpus = Corpus(samples(), CONFIG)  # type: ignore[arg-type]
-    want = corpus.answer(DEMO.question, DEMO.evidence, k=5, budget=1024)
+    want = corpus_answer()
     other = next(h for h in want.hits if h.doc != want.hits[0].doc)
     at.button(key=f"cp_open_{other.rank}").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["source"] == other.doc
     assert at.session_state["chunk"] == other.index
     assert at.selectbox(key="source").value == other.doc  # the main page is drawn
-    question = at.text_input(key=pipeline.query_keys(other.doc)[0])
+    question = at.text_input(key=query_keys(other.doc)[0])
     assert question.value == DEMO.question
     assert at.selectbox(key="splitter").value == CONFIG.chunking.splitter
 
@@ -176,15 +184,12 @@ def test_while_the_model_cannot_embed_the_bm25_answer_is_shown() -> None:
     at.session_state["model"] = "no-such/model-anywhere"
     at.run()
     at.switch_page(PAGE).run()
-    kept = dict(at.session_state["main_kept"])
-    at.session_state["main_kept"] = {**kept, "retriever": "hybrid"}
-    at.run()
+    at.selectbox(key="retriever").set_value("hybrid").run()  # the sidebar's, on every page
     assert not at.exception, [e.value for e in at.exception]
     [message] = [e.value for e in at.error if not e.value.startswith("Incomplete")]
     assert "cannot load embedding model 'no-such/model-anywhere'" in message
     assert "bm25 works without it (its answer is shown above)" in message
-    lexical = Corpus(samples(), CONFIG.replace(model="no-such/model-anywhere"))  # type: ignore[arg-type]
-    want = lexical.answer(DEMO.question, DEMO.evidence, k=5, budget=1024)
+    want = corpus_answer(CONFIG.replace(model="no-such/model-anywhere"))
     [early] = [t for t in table(at, "document") if list(t.columns) == ["rank", "document", "chunk"]]
     assert list(early["chunk"]) == [h.index for h in want.hits]
     assert list(early["document"]) == [h.doc for h in want.hits]

@@ -2,9 +2,8 @@
 questions that flipped and one document with both sets of boundaries; the sweep charts its grid
 and loads a cell into the main page.
 
-Most tests open ``pages/evaluate.py`` on its own (``AppTest.from_file``). Loading a configuration
-ends in ``st.switch_page("app.py")``, which only resolves when the app's own script is the main
-one, so that test starts from ``app.py`` and switches to the page, as a person would. Everything
+Every test opens ``app.py`` (the frame) and switches to ``app_pages/evaluate.py``, as a person
+would. Everything
 runs with BM25 (the page starts on the recommended hybrid retriever; :func:`open_page` sets
 BM25 on every side) over small subsets of the bundled questions, so no embedding model is loaded.
 """
@@ -22,8 +21,9 @@ from explorer.config import Config
 from explorer.documents.load import load_path
 from explorer.retrieval.index import CARRY
 from tests.conftest import REPO, SAMPLES
+from ui.answers import DEMO
 
-PAGE = str(REPO / "pages" / "evaluate.py")
+PAGE = "app_pages/evaluate.py"
 APP = str(REPO / "app.py")
 BUNDLED = json.loads((REPO / "queries" / "boundary-questions.json").read_text(encoding="utf-8"))
 REFUND = {
@@ -57,10 +57,10 @@ QUICK = {"ab_A_retriever": "bm25", "ab_B_retriever": "bm25", "sw_retriever": "bm
 
 
 def open_page(**state: Any) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=120)
     for key, value in (QUICK | state).items():
         at.session_state[key] = value
-    at.run()
+    at.switch_page(PAGE).run()
     assert_ok(at)
     return at
 
@@ -88,7 +88,7 @@ def test_opens_on_a_b_with_the_bundled_questions() -> None:
     assert at.button(key="ab_run").label == "Run A and B on 75 questions"
     assert not at.button(key="ab_run").disabled
     assert at.selectbox(key="ab_B_splitter").value == "structure"  # B starts as recommended
-    fresh = AppTest.from_file(PAGE, default_timeout=120).run()
+    fresh = AppTest.from_file(APP, default_timeout=120).switch_page(PAGE).run()
     assert fresh.selectbox(key="ab_B_retriever").value == RECOMMENDED.retriever
 
 
@@ -96,7 +96,10 @@ def test_a_starts_as_the_main_page_settings() -> None:
     at = open_page(splitter="sentence", unit="words", size=120, overlap=10, heading_prefix=True)
     assert at.selectbox(key="ab_A_splitter").value == "sentence"
     assert at.selectbox(key="ab_A_unit").value == "words"
-    assert (at.number_input(key="ab_A_size").value, at.number_input(key="ab_A_overlap").value) == (
+    assert (
+        at.number_input(key="ab_A_size_exact").value,
+        at.number_input(key="ab_A_overlap_exact").value,
+    ) == (
         120,
         10,
     )
@@ -116,7 +119,7 @@ def test_a_question_about_a_missing_document_is_left_out_with_a_warning() -> Non
 
 
 def test_an_invalid_query_set_is_one_error_and_disables_the_runs() -> None:
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=120).switch_page(PAGE)
     for key, value in QUICK.items():
         at.session_state[key] = value
     at.session_state["query_set"] = [REFUND, {"id": "x", "doc": "refund-policy.md", "query": ""}]
@@ -138,7 +141,7 @@ def test_document_and_kind_filters_choose_the_questions() -> None:
 
 
 def test_a_b_shows_the_refund_question_flipping() -> None:
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=120).switch_page(PAGE)
     for key, value in QUICK.items():
         at.session_state[key] = value
     at.session_state["query_set"] = [REFUND]
@@ -173,7 +176,7 @@ def test_a_b_shows_the_refund_question_flipping() -> None:
 
 
 def test_a_b_without_flips_says_so_and_a_pdf_question_shows_its_page() -> None:
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=120).switch_page(PAGE)
     for key, value in QUICK.items():
         at.session_state[key] = value
     at.session_state["query_set"] = questions("field-manual.pdf")[:1]
@@ -199,10 +202,10 @@ def test_a_b_without_flips_says_so_and_a_pdf_question_shows_its_page() -> None:
 
 def test_the_carry_inputs_reach_a_and_b() -> None:
     at = open_page(query_set=[REFUND], splitter="structure", carry=0.0)  # main page: no carry
-    assert at.number_input(key="ab_A_carry").label == "Carry from previous"
-    assert at.number_input(key="ab_A_carry").value == 0.0  # A starts as the main page
-    assert at.number_input(key="ab_B_carry").value == RECOMMENDED.carry  # B as recommended
-    at.number_input(key="ab_B_carry").set_value(0.2).run()
+    assert at.slider(key="ab_A_carry").label == "Carry from previous"
+    assert at.slider(key="ab_A_carry").value == 0.0  # A starts as the main page
+    assert at.slider(key="ab_B_carry").value == RECOMMENDED.carry  # B as recommended
+    at.slider(key="ab_B_carry").set_value(0.2).run()
     at.button(key="ab_run").click().run()
     assert_ok(at)
     result = at.session_state["ab_result"]
@@ -231,16 +234,28 @@ def test_the_fill_toggles_reach_a_and_b() -> None:
 def test_changed_settings_after_a_run_are_flagged() -> None:
     at = open_page(query_set=[REFUND])
     at.button(key="ab_run").click().run()
-    at.number_input(key="ab_B_size").set_value(200).run()
+    at.number_input(key="ab_B_size_exact").set_value(200).run()
     assert_ok(at)
     assert any("changed since this run" in w.value for w in at.warning)
 
 
-def test_an_impossible_configuration_is_one_error() -> None:
+def test_an_overlap_above_a_new_size_is_lowered_and_said_so() -> None:
     at = open_page(query_set=[REFUND])
-    at.number_input(key="ab_A_overlap").set_value(500).run()  # above the size, 256
+    at.number_input(key="ab_A_overlap_exact").set_value(200).run()
+    at.number_input(key="ab_A_size_exact").set_value(100).run()  # below the overlap now
+    assert_ok(at)
+    notes = [c.value for c in at.caption]
+    assert "Overlap 200 is not below the new size 100: set to 99." in notes
+    assert at.slider(key="ab_A_overlap").value == at.number_input(key="ab_A_overlap_exact").value
+    assert at.slider(key="ab_A_overlap").value == 99
+    assert not at.button(key="ab_run").disabled
+
+
+def test_an_impossible_configuration_is_one_error() -> None:
+    at = open_page(query_set=[REFUND], ab_A_unit="chars", ab_A_size=500, ab_A_overlap=0)
+    at.selectbox(key="ab_A_splitter").set_value("langchain-token").run()
     assert_ok(at, errors=1)
-    assert "overlap (500) must be smaller than size (256)" in at.error[0].value
+    assert "langchain-token measures size in tokens, not 'chars'" in at.error[0].value
     assert at.button(key="ab_run").disabled
 
 
@@ -260,13 +275,24 @@ def test_sweep_renders_its_grid_and_charts() -> None:
     assert list(zip(table["size"], table["overlap"], strict=True)) == [
         (s, o) for s in (64, 128, 192, 256) for o in (0, 32)
     ]
+    # the best cell by the budget's coverage (what an LLM gets), or by k's when asked
     best = at.selectbox(key="sw_cell").value
-    assert table["coverage@5"][best] == table["coverage@5"].max()
+    assert table["coverage@512 tokens"][best] == table["coverage@512 tokens"].max()
+    assert list(table.columns)[:2] == ["cell", "vs best@512 tokens"]  # the verdict in view
     at.segmented_control(key="sw_budget").set_value(1024).run()
     assert_ok(at)
+    best = at.selectbox(key="sw_cell").value
+    table = at.dataframe(key="sw_table").value
+    assert table["coverage@1024 tokens"][best] == table["coverage@1024 tokens"].max()
+    at.segmented_control(key="sw_best").set_value("k").run()
+    best = at.selectbox(key="sw_cell").value
+    table = at.dataframe(key="sw_table").value
+    assert table["coverage@5"][best] == table["coverage@5"].max()
+    assert list(table.columns)[:2] == ["cell", "vs best@5"]
     # a new unit brings sizes that suit it
-    at.selectbox(key="sw_unit").set_value("chars").run()
-    assert at.text_input(key="sw_sizes").value == "400, 800, 1600"
+    assert at.selectbox(key="sw_unit").value == DEMO.config.chunking.unit  # the sidebar's
+    at.selectbox(key="sw_unit").set_value("words").run()
+    assert at.text_input(key="sw_sizes").value == "75, 150, 300"
 
 
 @pytest.mark.parametrize(
@@ -274,7 +300,7 @@ def test_sweep_renders_its_grid_and_charts() -> None:
     [("abc", "0", "cannot read 'abc'"), ("64", "64", "no cell has an overlap smaller")],
 )
 def test_a_bad_grid_is_one_error(sizes: str, overlaps: str, message: str) -> None:
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=120).switch_page(PAGE)
     for key, value in QUICK.items():
         at.session_state[key] = value
     at.session_state["query_set"] = [REFUND]
@@ -288,9 +314,9 @@ def test_a_bad_grid_is_one_error(sizes: str, overlaps: str, message: str) -> Non
 
 def test_the_sweep_carry_reaches_its_cells() -> None:
     at = open_page(query_set=[REFUND], eval_tab="Sweep", sw_sizes="64, 128", sw_overlaps="0")
-    assert at.number_input(key="sw_carry").value == RECOMMENDED.carry
+    assert at.slider(key="sw_carry").value == RECOMMENDED.carry
     for carry in (CARRY, 0.0, 0.45):
-        at.number_input(key="sw_carry").set_value(carry).run()
+        at.slider(key="sw_carry").set_value(carry).run()
         at.button(key="sw_run").click().run()
         assert_ok(at)
         assert [r.config.carry for r in at.session_state["sweep_result"]["reports"]] == [carry] * 2
@@ -298,7 +324,7 @@ def test_the_sweep_carry_reaches_its_cells() -> None:
 
 def test_the_sweep_fill_toggle_reaches_its_cells() -> None:
     at = open_page(query_set=[REFUND], eval_tab="Sweep", sw_sizes="64, 128", sw_overlaps="0")
-    assert at.toggle(key="sw_fill").value is RECOMMENDED.fill
+    assert at.toggle(key="sw_fill").value is DEMO.fill  # the sweep starts as the sidebar's
     for on in (True, False):
         at.toggle(key="sw_fill").set_value(on).run()
         at.button(key="sw_run").click().run()
@@ -310,7 +336,7 @@ def test_load_this_configuration_sets_the_main_page() -> None:
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
     assert_no_exception(at)
-    at.switch_page("pages/evaluate.py")
+    at.switch_page(PAGE)
     at.session_state["query_set"] = questions("refund-policy.md")
     at.session_state["eval_tab"] = "Sweep"
     at.session_state["sw_splitter"] = "sentence"
@@ -327,7 +353,7 @@ def test_load_this_configuration_sets_the_main_page() -> None:
     at.selectbox(key="sw_cell").set_value(3).run()  # size 120, overlap 20
     at.button(key="sw_load").click().run()
     assert_no_exception(at)
-    assert [t.value for t in at.title] == ["Chunk Explorer"]  # the main page now
+    assert at.selectbox(key="source").value  # the Explore page now
     keys = ("splitter", "unit", "size", "overlap", "heading_prefix", "carry", "fill")
     state = {k: at.session_state[k] for k in keys}
     assert state == {
@@ -352,7 +378,7 @@ def test_load_this_configuration_sets_the_main_page() -> None:
 def test_open_a_b_side_in_the_explorer_brings_its_document() -> None:
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
-    at.switch_page("pages/evaluate.py")
+    at.switch_page(PAGE)
     at.session_state["query_set"] = questions("writing-guide.md")[:1]
     for key, value in QUICK.items():
         at.session_state[key] = value
@@ -424,29 +450,29 @@ def test_the_editor_shows_the_current_set() -> None:
 def test_settings_survive_hidden_tabs_and_the_main_page() -> None:
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
-    at.switch_page("pages/evaluate.py")
+    at.switch_page(PAGE)
     at.session_state["query_set"] = [REFUND]
     at.run()
-    at.number_input(key="ab_A_size").set_value(77).run()
+    at.number_input(key="ab_A_size_exact").set_value(77).run()
     at.session_state["eval_tab"] = "Sweep"  # the A/B inputs are not drawn now
     at.run()
     at.text_input(key="sw_sizes").set_value("100, 200").run()
     at.session_state["eval_tab"] = "A/B"
     at.run()
     assert_ok(at)
-    assert at.number_input(key="ab_A_size").value == 77
+    assert at.number_input(key="ab_A_size_exact").value == 77
     at.session_state["eval_tab"] = "Sweep"
     at.run()
     assert at.text_input(key="sw_sizes").value == "100, 200"
     at.session_state["eval_tab"] = "A/B"
     at.run()
-    at.switch_page("app.py")
+    at.switch_page("app_pages/explore.py")
     at.run()
     assert_no_exception(at)
-    at.switch_page("pages/evaluate.py")
+    at.switch_page(PAGE)
     at.run()
     assert_ok(at)
-    assert at.number_input(key="ab_A_size").value == 77
+    assert at.number_input(key="ab_A_size_exact").value == 77
 
 
 def test_a_failure_during_a_run_is_one_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -511,7 +537,7 @@ def test_a_question_added_on_the_main_page_about_an_upload_runs_here() -> None:
     assert len(at.session_state["query_set"]) == len(BUNDLED) + 1
     assert any("already in the query set" in i.value for i in at.info)
 
-    at.switch_page("pages/evaluate.py")
+    at.switch_page(PAGE)
     at.session_state["eval_docs"] = ["returns.md"]
     set_side(
         at, "A", splitter="fixed", unit="chars", size=40, overlap=0, retriever="bm25", carry=0.0,

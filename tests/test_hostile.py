@@ -304,7 +304,7 @@ def doc_text(page: Any) -> str:
 
 def sources(page: Any) -> str:
     """The document picker's current value and every option it offers."""
-    box = page.get_by_role("combobox", name="Sample or uploaded document", exact=True)
+    box = page.get_by_role("combobox", name="Document", exact=True)
     box.click()
     options = page.get_by_role("option").all_inner_texts()
     page.keyboard.press("Escape")

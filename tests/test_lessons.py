@@ -8,12 +8,14 @@ links; ``explorer lessons check``.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import ui.lessons
 from explorer import cli, resources
 from explorer.chunking.splitters import embedded_text
 from explorer.documents.load import load_path
@@ -28,8 +30,12 @@ from explorer.evaluation.lessons import (
 )
 from explorer.workspace import Workspace
 from tests.conftest import REPO, SAMPLES
-from tests.test_app import APP
-from ui import view as pipeline
+from tests.test_app import APP, doc_html
+from ui.answers import DEMO
+from ui.highlights import hit_highlights
+from ui.lessons import LESSON_PROBLEMS, START_LESSON, bundled_lessons
+from ui.sources import sample_paths
+from ui.view_state import View, query_keys
 
 LESSONS = load_lessons()
 NAMES = [a.name for a in LESSONS]
@@ -61,8 +67,8 @@ def test_there_are_seven_lessons_each_on_a_sample() -> None:
     for lesson in LESSONS:
         assert (SAMPLES / lesson.doc).is_file(), lesson.doc
         assert lesson.repairs and lesson.why
-    assert pipeline.LESSON_PROBLEMS == []
-    assert list(pipeline.LESSONS) == NAMES
+    assert LESSON_PROBLEMS == []
+    assert list(ui.lessons.LESSONS) == NAMES  # the app offers every one
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -78,8 +84,8 @@ def test_a_lesson_fails_at_its_setting_and_each_repair_completes_it(name: str) -
 
 
 def test_the_refund_lesson_is_the_demo() -> None:
-    lesson = BY_NAME[pipeline.START_LESSON or ""]
-    demo = pipeline.DEMO
+    lesson = BY_NAME[START_LESSON or ""]
+    demo = DEMO
     assert (lesson.doc, lesson.question, lesson.evidence) == (
         demo.source,
         demo.question,
@@ -138,7 +144,7 @@ def test_the_heading_lesson_indexes_the_prefix_but_shows_the_source_text() -> No
     doc = ready.doc
     assert chunk.text == doc.text[chunk.start : chunk.end]  # what is shown: the source, exactly
     assert all("Parking" not in doc.text[s:e] for s, e in fixed.context)
-    shown = pipeline.hit_highlights(fixed.hits, ready.chunks)
+    shown = hit_highlights(fixed.hits, ready.chunks)
     assert [(h.start, h.end) for h in shown] == [(chunk.start, chunk.end)]
 
 
@@ -180,6 +186,18 @@ def write(tmp_path: Path, text: str, name: str = "x.toml") -> Path:
     return path
 
 
+def test_a_lesson_beyond_the_app_s_widgets_is_named_not_offered(tmp_path: Path) -> None:
+    """The library reads any budget and k; the app offers only the lessons its widgets can
+    show, and names the others with what does not fit."""
+    write(tmp_path, GOOD.replace("budget = 512", "budget = 500"))
+    write(tmp_path, GOOD.replace("k = 2", "k = 30"), name="y.toml")
+    assert load_lesson(tmp_path / "x.toml").failing.budget == 500
+    offered, problems = bundled_lessons(tmp_path, samples={"refund-policy.md"})
+    assert offered == {}
+    assert any(p.startswith("x.toml: failing: budget must be one of none, 256") for p in problems)
+    assert any(p.startswith("y.toml: failing: k must be at most 20") for p in problems)
+
+
 def test_a_good_file_reads_and_a_repair_keeps_the_overlap(tmp_path: Path) -> None:
     lesson = load_lesson(write(tmp_path, GOOD.replace("size = 250", "size = 250\noverlap = 10")))
     assert lesson.name == "x" and lesson.failing.k == 2 and lesson.failing.budget == 512
@@ -193,7 +211,7 @@ def test_a_good_file_reads_and_a_repair_keeps_the_overlap(tmp_path: Path) -> Non
     [
         (lambda t: t.replace('title = "T"\n', ""), "x.toml: 'title' must be a non-empty string"),
         (lambda t: t.replace("k = 2", "k = 0"), "x.toml: [failing]: k must be a whole number"),
-        (lambda t: t.replace("budget = 512", "budget = 500"), "budget must be one of none, 256"),
+        (lambda t: t.replace("budget = 512", "budget = 0"), "budget must be a number of tokens"),
         (lambda t: t.replace("size = 250", "sise = 250"), "[failing]: unknown setting 'sise'"),
         (lambda t: t.replace("size = 250", "size = -1"), "x.toml: [failing]: "),
         (lambda t: t.replace('"sentence"', '"sentences"'), "x.toml: repairs 1: set: "),
@@ -219,7 +237,7 @@ def test_a_folder_with_a_bad_file_keeps_the_good_ones(tmp_path: Path) -> None:
     write(tmp_path, GOOD.replace("refund-policy.md", "nowhere.md"), "c.toml")
     good, bad = read_lessons(tmp_path)
     assert [a.name for a in good] == ["a", "c"] and bad[0].startswith("b.toml: is not valid TOML")
-    usable, problems = pipeline.bundled_lessons(tmp_path)
+    usable, problems = bundled_lessons(tmp_path)
     assert list(usable) == ["a"]
     assert problems[1].startswith("c.toml: doc: 'nowhere.md' is not a sample document")
 
@@ -250,17 +268,20 @@ def test_the_cli_fails_on_a_lesson_that_does_not_fail(
 
 def test_a_lesson_link_opens_its_setting_and_each_repair() -> None:
     lesson = BY_NAME["3-code-without-explanation"]
-    samples = {p.name for p in pipeline.sample_paths()}
-    link = pipeline.read_link(
+    samples = {p.name for p in sample_paths()}
+    start = View("refund-policy.md")
+    link = View.from_params(
         {"lesson": lesson.name, "repair": "2", "present": "1"},
+        start=start,
         samples=samples,
-        uploads=(),
-        lessons=pipeline.LESSONS,
+        lessons=ui.lessons.LESSONS,
     )
-    assert link.note is None and link.state["present"] is True
-    assert link.state["source"] == lesson.doc and link.state["section"] is True
-    assert link.state[pipeline.query_keys(lesson.doc)[0]] == lesson.question
-    missing = pipeline.read_link({"lesson": "nope"}, samples=samples, uploads=(), lessons={})
+    opened = link.view.state()
+    assert link.note is None and opened["present"] is True
+    assert opened["source"] == lesson.doc and opened["section"] is True
+    assert opened[query_keys(lesson.doc)[0]] == lesson.question
+    assert link.view.params()["lesson"] == lesson.name and link.view.params()["repair"] == "2"
+    missing = View.from_params({"lesson": "nope"}, start=start, samples=samples, lessons={})
     assert missing.note and "no lesson 'nope'" in missing.note
 
 
@@ -288,11 +309,11 @@ def test_the_app_opens_on_the_refund_lesson_failing() -> None:
     at = AppTest.from_file(APP, default_timeout=MODEL_TIMEOUT)
     at.run()
     assert not at.exception
-    assert at.session_state["lesson"] == pipeline.START_LESSON
-    assert at.session_state["source"] == pipeline.DEMO.source
+    assert at.session_state["lesson"] == START_LESSON
+    assert at.session_state["source"] == DEMO.source
     assert verdict_kinds(at) == (0, 1)
     assert any("At the failing setting" in m.value for m in at.markdown)
-    assert at.query_params["lesson"] == pipeline.START_LESSON
+    assert at.query_params["lesson"] == START_LESSON
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -327,16 +348,17 @@ def test_presentation_mode_shows_the_lesson_its_verdict_and_the_document() -> No
     css = [h.proto.body for h in at.get("html") if "st-key-ce_hide_" in h.proto.body]
     assert css, "the presentation style is drawn"
     assert at.query_params["present"] == "1"
-    # the verdict is in the lesson panel too (the query panel's one is hidden by the style)
-    assert verdict_kinds(at) == (0, 2)
+    # one verdict, beside the question the lesson panel shows large; the best hit outlined
+    assert verdict_kinds(at) == (0, 1)
+    assert re.search(r'class="ce-badge ce-selected" data-index="\d+"', doc_html(at))
     at.button(key="repair_1").click().run()
-    assert verdict_kinds(at) == (2, 0)
+    assert verdict_kinds(at) == (1, 0)
     at.button(key="present_toggle").click().run()
     assert at.session_state["present"] is False and verdict_kinds(at) == (1, 0)
 
 
 def test_a_broken_lesson_file_is_one_message_in_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pipeline, "LESSON_PROBLEMS", ["x.toml: 'title' must be a non-empty"])
+    monkeypatch.setattr(ui.lessons, "LESSON_PROBLEMS", ["x.toml: 'title' must be a non-empty"])
     at = AppTest.from_file(APP, default_timeout=MODEL_TIMEOUT)
     at.run()
     assert not at.exception

@@ -7,7 +7,10 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.config import Config
 from tests.conftest import REPO
-from ui import view
+from tests.test_app import upload
+from ui.answers import DEMO
+from ui.settings import config_of
+from ui.view_state import query_keys
 
 APP = str(REPO / "app.py")
 
@@ -26,8 +29,8 @@ def test_the_start_page_writes_its_view_into_the_url() -> None:
     params = at.query_params
     assert params["doc"] == "refund-policy.md"
     assert Config.from_spec(params["config"]) == Config().replace(retriever="bm25")
-    assert params["q"] == view.DEMO.question
-    assert params["e"].splitlines() == list(view.DEMO.evidence)
+    assert params["q"] == DEMO.question
+    assert params["e"].splitlines() == list(DEMO.evidence)
 
 
 def test_a_link_round_trips_through_a_new_session() -> None:
@@ -50,39 +53,63 @@ def test_a_link_round_trips_through_a_new_session() -> None:
     again = run(link)  # a new session opened on the link the first one wrote
     s = again.session_state
     assert s["source"] == "writing-guide.md"
-    assert view.config_of(s) == config  # carry 0.2 stays 0.2
+    assert config_of(s) == config  # carry 0.2 stays 0.2
     assert (s["k"], s["budget"], s["chunk"], s["view"]) == (3, None, 4, "Heat")
-    question_key, evidence_key = view.query_keys("writing-guide.md")
+    question_key, evidence_key = query_keys("writing-guide.md")
     assert s[question_key] == "Which strategy keeps tables whole?"
     assert s[evidence_key] == "Keeps tables whole"
     assert dict(again.query_params) == link
     assert any(h.value == "Chunk #4" for h in again.subheader)
 
 
-def test_a_link_to_an_upload_says_it_cannot_carry_the_file() -> None:
-    at = run({"doc": "returns.md", "upload": "1", "config": "retriever=bm25"})
+def test_a_link_to_an_upload_waits_for_the_file_and_then_opens_its_view() -> None:
+    at = run(
+        {
+            "doc": "returns.md",
+            "upload": "1",
+            "config": "retriever=bm25,splitter=sentence",
+            "q": "How do I return a book?",
+            "e": "within seven days",
+        }
+    )
     assert at.session_state["source"] == "refund-policy.md"
     (note,) = [w.value for w in at.warning if "a link cannot carry" in w.value]
-    assert "returns.md" in note and "upload it here" in note
-    assert at.session_state["retriever"] == "bm25"  # its settings still apply
+    assert "returns.md" in note and "upload a file named returns.md here" in note
+    # nothing of the link is shown on the sample meanwhile: not its settings, not its question
+    assert at.session_state["splitter"] == "fixed" and at.session_state["retriever"] == "hybrid"
+    # the upload opens the link's view, and the note goes
+    upload(at, "returns.md", b"# Returns\n\nWithin seven days.\n")
+    assert not at.exception
+    s = at.session_state
+    assert s["source"] == "returns.md"
+    assert (s["splitter"], s["retriever"]) == ("sentence", "bm25")
+    assert s[query_keys("returns.md")[0]] == "How do I return a book?"
+    assert not [w for w in at.warning if "a link cannot carry" in w.value]
+    assert at.query_params["upload"] == "1" and at.query_params["doc"] == "returns.md"
+
+
+def test_the_link_note_goes_when_another_document_is_chosen() -> None:
+    at = run({"doc": "returns.md", "upload": "1"})
+    assert [w for w in at.warning if "a link cannot carry" in w.value]
+    at.selectbox(key="source").set_value("writing-guide.md").run()
+    assert not [w for w in at.warning if "a link cannot carry" in w.value]
 
 
 def test_a_link_with_bad_settings_says_so_and_opens_the_start() -> None:
     at = run({"config": "size=10,overlap=50", "k": "many"})
     (note,) = [w.value for w in at.warning if "settings cannot be used" in w.value]
     assert "overlap (50) must be smaller than size (10)" in note
-    assert at.session_state["k"] == view.DEMO.k
+    assert at.session_state["k"] == DEMO.k
 
 
 def test_an_a_b_link_reopens_both_configurations() -> None:
-    page = str(REPO / "pages" / "evaluate.py")
     a = Config().replace(splitter="fixed", unit="chars", size=500, overlap=0, retriever="bm25")
     b = Config().replace(retriever="bm25", carry=0.2)
-    at = AppTest.from_file(page, default_timeout=300)
+    at = AppTest.from_file(APP, default_timeout=300)
     at.query_params.update({"a": a.to_spec(), "b": b.to_spec(), "k": "3"})
-    at.run()
+    at.switch_page("app_pages/evaluate.py").run()
     assert not at.exception, [e.value for e in at.exception]
-    assert view.config_of(at.session_state, prefix="ab_A_") == a
-    assert view.config_of(at.session_state, prefix="ab_B_") == b
+    assert config_of(at.session_state, prefix="ab_A_") == a
+    assert config_of(at.session_state, prefix="ab_B_") == b
     assert at.session_state["ab_k"] == 3
     assert dict(at.query_params) == {"a": a.to_spec(), "b": b.to_spec(), "k": "3"}

@@ -22,10 +22,12 @@ from streamlit.testing.v1 import AppTest
 from explorer.cli import main
 from explorer.config import Config
 from tests.conftest import REPO, SAMPLES
-from ui import view
+from ui.answers import DEMO
+from ui.settings import TOP_K_MAX, state_of
+from ui.view_state import query_keys
 
 APP = str(REPO / "app.py")
-DEMO = view.DEMO
+DEMO = DEMO
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ def _table_case() -> Case:
         "Which strategy respects headings and keeps tables whole?",
         ("| Strategy", "Keeps tables whole"),
         Config().replace(retriever="bm25"),
-        view.TOP_K_MAX,
+        TOP_K_MAX,
         1024,
     )
 
@@ -61,7 +63,7 @@ CASES = [
         DEMO.question,
         DEMO.evidence,
         DEMO.config.replace(fill=True),
-        view.TOP_K_MAX,
+        TOP_K_MAX,
         512,
     ),
     Case(
@@ -80,10 +82,10 @@ CASES = [
 def app_answer(case: Case) -> dict[str, Any]:
     at = AppTest.from_file(APP, default_timeout=300)
     at.session_state["source"] = case.source
-    question_key, evidence_key = view.query_keys(case.source)
+    question_key, evidence_key = query_keys(case.source)
     at.session_state[question_key] = case.question
     at.session_state[evidence_key] = "\n".join(case.evidence)
-    for key, value in view.state_of(case.config).items():
+    for key, value in state_of(case.config).items():
         at.session_state[key] = value
     at.session_state["k"] = case.k
     at.session_state["budget"] = case.budget

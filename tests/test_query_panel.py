@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.answer import Retriever, ask
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import ChunkSettings, split
 from explorer.config import Config
@@ -25,12 +25,24 @@ from explorer.documents.load import load_document, load_path
 from explorer.retrieval import evidence
 from explorer.retrieval.context import ContextPiece, context_pieces, context_tokens, widen_to_budget
 from explorer.retrieval.index import CARRY, ChunkIndex, Hit
-from tests.conftest import REPO, SAMPLES, make_chunks, make_doc
+from explorer.retrieval.retriever import Retriever
+from explorer.workspace import ask
+from tests.conftest import REPO, SAMPLES, answer_one, make_chunks, make_doc
 from tests.test_app import APP, FIRST, doc_html, errors, open_app, picker, upload
-from ui import render
-from ui import view as pipeline
+from ui import render, render_markdown, render_pdf
+from ui.answers import DEMO, context_note, evidence_phrases, evidence_rows, hit_rows
+from ui.highlights import (
+    CONTEXT_COLOR,
+    EVIDENCE_COVERED,
+    EVIDENCE_MISSED,
+    context_highlights,
+    fill_highlights,
+    subtract,
+)
+from ui.settings import PERCENTILE_HELP
+from ui.view_state import query_keys
 
-DEMO = pipeline.DEMO
+DEMO = DEMO
 MODEL_TIMEOUT = 180  # the first run loads sentence-transformers and the model (~15 s cold)
 MANUAL = "field-manual.pdf"
 MANUAL_QUESTION = "How long can I keep a water sample before testing it?"
@@ -40,15 +52,19 @@ MANUAL_QUESTION = "How long can I keep a water sample before testing it?"
 
 
 def question_box(at: AppTest, source: str = FIRST):  # type: ignore[no-untyped-def]
-    return at.text_input(key=pipeline.query_keys(source)[0])
+    return at.text_input(key=query_keys(source)[0])
 
 
 def evidence_box(at: AppTest, source: str = FIRST):  # type: ignore[no-untyped-def]
-    return at.text_area(key=pipeline.query_keys(source)[1])
+    return at.text_area(key=query_keys(source)[1])
 
 
 def hits_table(at: AppTest):  # type: ignore[no-untyped-def]
-    found = [d.value for d in at.dataframe if "first words" in d.value.columns]
+    found = [
+        d.value
+        for d in at.dataframe
+        if "first words" in d.value.columns and "holds missing evidence" not in d.value.columns
+    ]  # the hits, not the candidates just below the cut
     assert len(found) == 1, "expected one table of hits"
     return found[0]
 
@@ -65,7 +81,7 @@ def rank_badges(html: str) -> list[str]:
 
 def underlined(html: str) -> dict[str, str]:
     """The underlined text of the document by underline colour."""
-    out = {pipeline.EVIDENCE_COVERED: "", pipeline.EVIDENCE_MISSED: ""}
+    out = {EVIDENCE_COVERED: "", EVIDENCE_MISSED: ""}
     for color, text in re.findall(
         r'<span class="[^"]*ce-underline[^"]*" style="[^"]*text-decoration-color:(#\w+)[^"]*"'
         r"[^>]*>([^<]*)</span>",
@@ -117,7 +133,11 @@ def demo_verdict() -> str:
     ranking = index.rank(DEMO.question, DEMO.retriever, carry=CARRY)  # carry is on at the start
     pieces = context_pieces(ranking[: DEMO.k], chunks, doc=doc)
     spans = [(p.start, p.end) for p in pieces]
-    return evidence.verdict(evidence.check(DEMO.evidence, doc.text, chunks, ranking, context=spans))
+    results = evidence.check(DEMO.evidence, doc.text, chunks, ranking, context=spans)
+    limits = evidence.Limits(DEMO.k, DEMO.budget, taken=DEMO.k)  # the top 2 fit the budget
+    cut = [replace(r, cut_by=limits.cut(r.best_rank) if r.found and not r.covered else None)
+           for r in results]  # fmt: skip
+    return evidence.Verdict(tuple(cut), limits).sentence()
 
 
 def test_the_refund_demo_fails_at_once_and_one_move_repairs_it(demo_verdict: str) -> None:
@@ -133,7 +153,7 @@ def test_the_refund_demo_fails_at_once_and_one_move_repairs_it(demo_verdict: str
     rows = evidence_table(at)
     assert list(rows["retrieved"]) == ["yes", "no"]
     assert sorted(rank_badges(doc_html(at))) == ["#1", "#2"]
-    assert "does not apply" in underlined(doc_html(at))[pipeline.EVIDENCE_MISSED]
+    assert "does not apply" in underlined(doc_html(at))[EVIDENCE_MISSED]
     # the refund lesson says why and offers the three moves (the demo's hint, as buttons)
     assert any("cut the refund rule from its exception" in m.value for m in at.markdown)
     assert [b.label for b in at.button if b.label.startswith("Repair")] == [
@@ -158,8 +178,8 @@ def test_the_refund_demo_fails_at_once_and_one_move_repairs_it(demo_verdict: str
     assert [e.value for e in at.success] == [
         "Complete: every evidence phrase is inside the retrieved text"
     ]
-    assert "does not apply" not in underlined(doc_html(at))[pipeline.EVIDENCE_MISSED]
-    assert "does not apply" in underlined(doc_html(at))[pipeline.EVIDENCE_COVERED]
+    assert "does not apply" not in underlined(doc_html(at))[EVIDENCE_MISSED]
+    assert "does not apply" in underlined(doc_html(at))[EVIDENCE_COVERED]
 
     # or, back at no neighbours, one toggle: fill the context to the 512-token budget
     at.slider(key="neighbours").set_value(0).run()
@@ -169,7 +189,7 @@ def test_the_refund_demo_fails_at_once_and_one_move_repairs_it(demo_verdict: str
     assert [e.value for e in at.success] == [
         "Complete: every evidence phrase is inside the retrieved text"
     ]
-    assert "does not apply" in underlined(doc_html(at))[pipeline.EVIDENCE_COVERED]
+    assert "does not apply" in underlined(doc_html(at))[EVIDENCE_COVERED]
 
 
 def test_dense_retrieval_matches_the_library(model_embedder) -> None:  # type: ignore[no-untyped-def]
@@ -315,13 +335,13 @@ def test_evidence_table_says_where_each_phrase_is(bm25: AppTest) -> None:
     doc, chunks, ranking = library_ranking(DEMO.question, DEMO.settings)
     spans = [(p.start, p.end) for p in context_pieces(ranking[:2], chunks, doc=doc)]
     results = evidence.check(DEMO.evidence, doc.text, chunks, ranking, context=spans)
-    assert rows == pipeline.evidence_rows(results)
+    assert rows == evidence_rows(results)
     assert [r["phrase"] for r in rows] == list(DEMO.evidence)
     # and the verdict is the library's sentence, in a success box: with the carry, BM25 retrieves
     # both phrases
     assert all(r.covered for r in results)
     assert not bm25.error
-    assert [e.value.lower() for e in bm25.success] == [evidence.verdict(results)]
+    assert [e.value.lower() for e in bm25.success] == [evidence.Verdict(tuple(results)).sentence()]
 
 
 def test_evidence_not_found_says_so(bm25: AppTest) -> None:
@@ -345,8 +365,8 @@ def test_evidence_is_underlined_green_if_retrieved_red_if_not(bm25: AppTest) -> 
         html,
     )
     # "within seven days" is in the document twice; one of them is outside the retrieved text
-    assert pipeline.EVIDENCE_COVERED in underlined and pipeline.EVIDENCE_MISSED in underlined
-    assert set(underlined) <= {pipeline.EVIDENCE_COVERED, pipeline.EVIDENCE_MISSED}
+    assert EVIDENCE_COVERED in underlined and EVIDENCE_MISSED in underlined
+    assert set(underlined) <= {EVIDENCE_COVERED, EVIDENCE_MISSED}
 
 
 def test_no_evidence_no_verdict(bm25: AppTest) -> None:
@@ -416,7 +436,8 @@ def test_a_model_that_cannot_load_gives_one_error_and_bm25_still_works() -> None
     )
     assert lexical.verdict is not None
     shown = "success" if lexical.complete else "error"
-    assert lexical.verdict[:1].upper() + lexical.verdict[1:] in verdicts(at)[shown]
+    sentence = lexical.verdict.sentence()
+    assert sentence[:1].upper() + sentence[1:] in verdicts(at)[shown]
     assert int(next(m.value for m in at.metric if m.label == "Chunks")) > 0  # still usable
     at.selectbox(key="retriever").set_value("bm25").run()
     assert_no_exception(at)
@@ -428,7 +449,7 @@ def test_semantic_splitter_has_a_percentile_slider(model_embedder) -> None:  # t
     assert_no_exception(at)
     slider = at.slider(key="percentile")
     assert (slider.min, slider.max, slider.value) == (50, 99, 95)
-    assert slider.help == pipeline.PERCENTILE_HELP
+    assert slider.help == PERCENTILE_HELP
     doc = load_path(SAMPLES / FIRST)
     settings = ChunkSettings(
         "semantic", DEMO.settings.unit, DEMO.settings.size, percentile=80, overlap=0
@@ -464,21 +485,14 @@ print("HEAVY", heavy)
 
 
 def test_evidence_phrases_one_per_line() -> None:
-    assert pipeline.evidence_phrases(" a \n\n b\na\n  ") == ["a", "b"]
-
-
-def test_verdict_kind() -> None:
-    assert pipeline.verdict_kind("complete: every evidence phrase") == "complete"
-    assert pipeline.verdict_kind("incomplete: 'x' is in chunk 4") == "incomplete"
-    assert pipeline.verdict_kind("unchecked: 'x' was not found") == "unchecked"
-    assert pipeline.verdict_kind("no evidence phrases given") == ""
+    assert evidence_phrases(" a \n\n b\na\n  ") == ["a", "b"]
 
 
 def test_subtract_spans() -> None:
-    assert pipeline.subtract((0, 10), [(2, 4), (6, 8)]) == [(0, 2), (4, 6), (8, 10)]
-    assert pipeline.subtract((3, 7), [(0, 4), (6, 9)]) == [(4, 6)]
-    assert pipeline.subtract((3, 7), [(0, 10)]) == []
-    assert pipeline.subtract((3, 7), []) == [(3, 7)]
+    assert subtract((0, 10), [(2, 4), (6, 8)]) == [(0, 2), (4, 6), (8, 10)]
+    assert subtract((3, 7), [(0, 4), (6, 9)]) == [(4, 6)]
+    assert subtract((3, 7), [(0, 10)]) == []
+    assert subtract((3, 7), []) == [(3, 7)]
 
 
 def test_heat_colours_run_along_the_scale() -> None:
@@ -501,7 +515,7 @@ def test_context_highlights_are_the_widened_parts_only() -> None:
     _, _, ranking = library_ranking(DEMO.question, DEMO.settings)
     hits = ranking[:1]
     pieces = context_pieces(hits, chunks, neighbours=1, doc=doc)
-    added = pipeline.context_highlights(pieces, hits, chunks, doc.text)
+    added = context_highlights(pieces, hits, chunks, doc.text)
     hit = chunks[hits[0].index]
     assert added and all(h.end <= hit.start or h.start >= hit.end for h in added)
     assert all(not doc.text[h.start].isspace() and not doc.text[h.end - 1].isspace() for h in added)
@@ -522,7 +536,7 @@ def filled(text: str, spans: list[tuple[int, int]], order: list[int], **config: 
     doc = make_doc(text)
     settings = Config(retriever="bm25", carry=0.0, table_headers=False, fill=True, **config)
     units = get_measure("chars").units(text)
-    return Retriever(doc, settings, chunks=make_chunks(text, spans), units=units)
+    return Retriever(doc, settings, chunks=make_chunks(text, spans), units=lambda: units)
 
 
 def ranked(order: list[int]) -> list[Hit]:
@@ -533,21 +547,21 @@ def test_fill_widens_the_pieces_evenly_within_the_budget() -> None:
     cuts = [(0, 10), (10, 14), (14, 20), (20, 22), (22, 26)]
     ready = filled(ALPHABET, cuts, [1])
     # 4 characters of a 10-character budget: 3 more before, 3 more after
-    answer = ready.answer("q", k=1, budget=10, ranking=ranked([1, 0, 2, 3, 4]))
+    answer = answer_one(ready, "q", k=1, budget=10, ranking=ranked([1, 0, 2, 3, 4]))
     assert (answer.context, answer.tokens, answer.widened) == (((7, 17),), 10, True)
     # two stretches share what is left: 8 characters, 4 each, 2 on either side
     two = filled(ALPHABET, [(0, 10), (10, 12), (12, 20), (20, 22), (22, 26)], [1, 3])
-    answer = two.answer("q", k=2, budget=12, ranking=ranked([1, 3, 0, 2, 4]))
+    answer = answer_one(two, "q", k=2, budget=12, ranking=ranked([1, 3, 0, 2, 4]))
     assert (answer.context, answer.tokens) == (((8, 14), (18, 24)), 12)
     assert all(any(s <= p.start and p.end <= e for s, e in answer.context) for p in answer.pieces)
     # at the document's start the side that cannot take its half gives it to the other
     start = filled(ALPHABET, [(0, 1), (1, 5), (5, 26)], [1])
-    answer = start.answer("q", k=1, budget=10, ranking=ranked([1, 0, 2]))
+    answer = answer_one(start, "q", k=1, budget=10, ranking=ranked([1, 0, 2]))
     assert (answer.context, answer.tokens) == (((0, 10),), 10)
     # a budget beyond the document takes it all, and the note says so
-    answer = ready.answer("q", k=1, budget=100, ranking=ranked([1, 0, 2, 3, 4]))
+    answer = answer_one(ready, "q", k=1, budget=100, ranking=ranked([1, 0, 2, 3, 4]))
     assert (answer.context, answer.tokens) == (((0, 26),), 26)
-    assert pipeline.context_note(answer, length=26).endswith(
+    assert context_note(answer, length=26).endswith(
         "then widened to the whole document, within the 100-token budget."
     )
 
@@ -555,50 +569,48 @@ def test_fill_widens_the_pieces_evenly_within_the_budget() -> None:
 def test_a_budget_takes_the_hits_that_fit_and_says_so() -> None:
     ready = filled(ALPHABET, [(0, 8), (8, 14), (14, 26)], [0, 1])
     # the second hit would bring the context to 14 characters, over the 10 of the budget
-    answer = ready.answer("q", k=2, budget=10, ranking=ranked([0, 1, 2]))
+    answer = answer_one(ready, "q", k=2, budget=10, ranking=ranked([0, 1, 2]))
     assert [h.index for h in answer.hits] == [0] and answer.context == ((0, 10),)
     # not even the best hit fits
-    answer = ready.answer("q", k=2, budget=5, ranking=ranked([0, 1, 2]))
+    answer = answer_one(ready, "q", k=2, budget=5, ranking=ranked([0, 1, 2]))
     assert answer.hits == () and answer.context == ()
-    assert pipeline.context_note(answer, length=26).startswith(
+    assert context_note(answer, length=26).startswith(
         "Nothing fits the 5-token budget: the best hit's context alone costs more."
     )
     # one character left for two stretches: too little to share, nothing added
     two = filled(ALPHABET, [(0, 10), (10, 12), (12, 20), (20, 22), (22, 26)], [1, 3])
-    answer = two.answer("q", k=2, budget=5, ranking=ranked([1, 3, 0, 2, 4]))
+    answer = answer_one(two, "q", k=2, budget=5, ranking=ranked([1, 3, 0, 2, 4]))
     assert (answer.context, answer.widened) == (((10, 12), (20, 22)), False)
-    assert pipeline.context_note(answer, length=26).endswith(
+    assert context_note(answer, length=26).endswith(
         "as retrieved; nothing more fits the 5-token budget."
     )
     # without fill, the note says the budget cut the hits
     plain = two.using(two.config.replace(fill=False))
-    answer = plain.answer("q", k=3, budget=5, ranking=ranked([1, 3, 0, 2, 4]))
-    assert pipeline.context_note(answer, length=26).endswith(": all that fit the 5-token budget.")
+    answer = answer_one(plain, "q", k=3, budget=5, ranking=ranked([1, 3, 0, 2, 4]))
+    assert context_note(answer, length=26).endswith(": all that fit the 5-token budget.")
 
 
 def test_the_note_and_highlights_say_what_fill_added() -> None:
     text = "one two three four five six seven eight nine ten"
     ready = filled(text, [(0, 13), (14, 23), (24, 33), (34, 48)], [1])
     # "four five": 9 characters; 10 more: 5 before, 5 after
-    answer = ready.answer("q", k=1, budget=19, ranking=ranked([1, 0, 2, 3]))
+    answer = answer_one(ready, "q", k=1, budget=19, ranking=ranked([1, 0, 2, 3]))
     assert answer.context == ((9, 28),)
-    assert pipeline.context_note(answer, length=len(text)) == (
+    assert context_note(answer, length=len(text)) == (
         "An LLM would receive **19 tokens** (cl100k) in 1 piece: the top 1 hit, as retrieved, "
         "then widened to fill the 19-token budget."
     )
-    added = pipeline.fill_highlights(answer, ready.chunks, text)
+    added = fill_highlights(answer, ready.chunks, text)
     # the text around the piece, its white space at the edges left out (a character measure
     # cuts "three"; real token bounds fall between words)
     assert [text[h.start : h.end] for h in added] == ["hree", "six"]
     assert [h.index for h in added] == [0, 2]
     assert {(h.color, h.label, h.title) for h in added} == {
-        (pipeline.CONTEXT_COLOR, "+", "filled to the 19-token budget")
+        (CONTEXT_COLOR, "+", "filled to the 19-token budget")
     }
     wide = ready.using(ready.config.replace(neighbours=1))
-    answer = wide.answer("q", k=1, budget=None, ranking=ranked([1, 0, 2, 3]))
-    assert "the top 1 hit, each widened by ±1 chunk." in pipeline.context_note(
-        answer, length=len(text)
-    )
+    answer = answer_one(wide, "q", k=1, budget=None, ranking=ranked([1, 0, 2, 3]))
+    assert "the top 1 hit, each widened by ±1 chunk." in context_note(answer, length=len(text))
 
 
 def test_underline_highlights_have_no_badge_and_keep_the_tint() -> None:
@@ -608,7 +620,7 @@ def test_underline_highlights_have_no_badge_and_keep_the_tint() -> None:
     line = render.Highlight(
         start, start + 17, 0, "#cf222e", underline=True, title="evidence 'within seven days'"
     )
-    html = render.render_markdown(doc, [tint, line])
+    html = render_markdown.render_markdown(doc, [tint, line])
     assert len(re.findall(r'class="ce-badge', html)) == 1
     span = re.search(r'<span class="ce-hl ce-chunk-0 ce-underline" style="([^"]*)"', html)
     assert span is not None
@@ -623,8 +635,8 @@ def test_underlines_are_drawn_on_the_pdf_page() -> None:
     start = doc.text.index("Samples must be tested")
     page, _ = doc.page_span(start, start + 10)
     assert page is not None
-    plain = render.render_pdf_page(pdf, page, doc, [], zoom=1)
-    marked = render.render_pdf_page(
+    plain = render_pdf.render_pdf_page(pdf, page, doc, [], zoom=1)
+    marked = render_pdf.render_pdf_page(
         pdf, page, doc, [render.Highlight(start, start + 40, 0, "#cf222e", underline=True)], zoom=1
     )
     assert marked != plain
@@ -634,10 +646,10 @@ def test_hit_rows_show_the_carried_part_only_when_there_is_one() -> None:
     text = "one two three four"
     chunks = make_chunks(text, [(0, 8), (8, 18)])
     plain = [Hit(1, 1, 2.0, "bm25"), Hit(2, 0, 1.0, "bm25")]
-    rows = pipeline.hit_rows(plain, chunks, count=len)
+    rows = hit_rows(plain, chunks, count=len)
     assert list(rows[0]) == ["rank", "chunk", "score", "tokens", "pages", "first words"]
     carried = [Hit(1, 1, 2.0, "bm25", carried=0.3), Hit(2, 0, 1.0, "bm25")]
-    rows = pipeline.hit_rows(carried, chunks, count=len)
+    rows = hit_rows(carried, chunks, count=len)
     assert list(rows[0]) == ["rank", "chunk", "score", "carried", "tokens", "pages", "first words"]
     assert [r["carried"] for r in rows] == [0.3, 0.0]  # numbers, so the table can format them
 
@@ -713,9 +725,13 @@ PHOTOS = "Attach two photos of the box and its label"
 
 
 def test_carry_lifts_the_chunk_after_a_strong_hit() -> None:
-    at = open_app(retriever="bm25", splitter="sentence", unit="words", size=15, overlap=0, k=2)
+    at = open_app(retriever="bm25")
+    upload(at, "returns.md", RETURNS.encode())  # an upload opens on the recommended ones
     assert at.slider(key="carry").value == CARRY  # on from the start
-    upload(at, "returns.md", RETURNS.encode())
+    settings = {"splitter": "sentence", "unit": "words", "size": 15, "overlap": 0, "k": 2}
+    for key, value in {**settings, "retriever": "bm25", "fill": False}.items():
+        at.session_state[key] = value
+    at.run()
     evidence_box(at, "returns.md").set_value(PHOTOS).run()
     question_box(at, "returns.md").set_value(RETURNS_QUESTION).run()
     assert_no_exception(at)
@@ -735,7 +751,9 @@ def test_carry_lifts_the_chunk_after_a_strong_hit() -> None:
     table = hits_table(at)
     assert "carried" not in table.columns
     assert list(table["chunk"]) == [1, 4]  # "Lost parcels…": one word of the question
-    assert [e.value for e in at.error] == [f"Incomplete: '{PHOTOS}' is in chunk 2, ranked 4th"]
+    assert [e.value for e in at.error] == [
+        f"Incomplete: '{PHOTOS}' is in chunk 2, ranked 4th, below the top 2"
+    ]
 
 
 FILLER = " ".join(
@@ -748,16 +766,23 @@ and filling it takes in part of it, not all."""
 
 
 def test_fill_to_budget_brings_the_phrase_just_past_the_top_hit() -> None:
-    at = open_app(retriever="bm25", splitter="sentence", unit="words", size=15, overlap=0, k=1)
+    at = open_app(retriever="bm25")
     assert at.toggle(key="fill").value is DEMO.fill  # off at the start: the demo fails at once
     assert at.selectbox(key="budget").value == DEMO.budget
-    upload(at, "returns.md", LONG_RETURNS.encode())
+    upload(at, "returns.md", LONG_RETURNS.encode())  # an upload opens on the recommended ones
+    assert at.toggle(key="fill").value is True
+    settings = {"splitter": "sentence", "unit": "words", "size": 15, "overlap": 0, "k": 1}
+    for key, value in {**settings, "retriever": "bm25", "fill": False}.items():
+        at.session_state[key] = value
+    at.run()
     evidence_box(at, "returns.md").set_value(PHOTOS).run()
     question_box(at, "returns.md").set_value(RETURNS_QUESTION).run()
     assert_no_exception(at)
     [top] = hits_table(at)["first words"]
     assert str(top).startswith("To claim a refund")  # PHOTOS starts the next chunk
-    assert [e.value for e in at.error] == [f"Incomplete: '{PHOTOS}' is in chunk 15, ranked 2nd"]
+    assert [e.value for e in at.error] == [
+        f"Incomplete: '{PHOTOS}' is in chunk 15, ranked 2nd, below the top 1"
+    ]
     assert 'title="filled to the' not in doc_html(at)
 
     at.toggle(key="fill").set_value(True).run()
@@ -781,4 +806,4 @@ def test_fill_to_budget_brings_the_phrase_just_past_the_top_hit() -> None:
     assert tokens <= 256 and f"**{tokens:,} tokens** (cl100k) in {len(spans)} piece" in note
     html = doc_html(at)
     assert 'title="filled to the 256-token budget"' in html
-    assert "Attach two photos" in underlined(html)[pipeline.EVIDENCE_COVERED]
+    assert "Attach two photos" in underlined(html)[EVIDENCE_COVERED]

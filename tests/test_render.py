@@ -24,13 +24,12 @@ from ui.render import (
     Highlight,
     chunk_highlights,
     palette,
-    pdf_page_count,
-    render_markdown,
-    render_pdf_page,
     render_text,
     safe_href,
     window,
 )
+from ui.render_markdown import render_markdown
+from ui.render_pdf import pdf_page_count, render_pdf_page
 
 # --------------------------------------------------------------------------- reading the HTML
 

@@ -12,7 +12,7 @@ from explorer.chunking.splitters import split
 from explorer.config import Config
 from explorer.documents.load import load_document
 from tests.conftest import REPO, SAMPLES
-from ui import view
+from ui.highlights import CHANGE_LABELS
 
 APP = str(REPO / "app.py")
 TEXT = (SAMPLES / "refund-policy.md").read_text(encoding="utf-8")
@@ -61,7 +61,7 @@ def test_a_version_to_compare_with_tints_the_page_and_lists_what_changed() -> No
     verdicts = next(d.value for d in at.dataframe if "verdict changed" in d.value.columns)
     row = verdicts[verdicts["question"] == "(this question)"].iloc[0]
     assert bool(row["verdict changed"]) == (row["before"] != row["now"])
-    assert view.CHANGE_LABELS["added"] == "new"
+    assert CHANGE_LABELS["added"] == "new"
 
 
 def test_switching_documents_ends_the_comparison() -> None:

@@ -9,15 +9,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.answer import CorpusAnswer
 from explorer.chunking.diagnostics import Diagnosis
 from explorer.chunking.splitters import Chunk
 from explorer.config import Config
-from explorer.corpus import CorpusAnswer, CorpusEvidence, CorpusHit
+from explorer.corpus import CorpusHit
 from explorer.documents.model import Document
 from explorer.evaluation.reach import DocumentReach
-from explorer.retrieval.evidence import ordinal
+from explorer.retrieval.evidence import Evidence, ordinal
 from ui import render
-from ui import view as pipeline
+from ui.answers import CUT_WORDS, first_words
+from ui.chunks import pages_label
+from ui.view_state import View
 
 NEVER_COLOR = "#9aa5b1"
 """Text no question of the set reaches (grey: nothing there for the set's questions)."""
@@ -62,7 +65,7 @@ class DocumentHits:
 
     doc: str
     hits: tuple[CorpusHit, ...]
-    evidence: tuple[CorpusEvidence, ...]
+    evidence: tuple[Evidence, ...]
     tokens: int
     """cl100k tokens of the context that lies in this document."""
 
@@ -98,8 +101,8 @@ def hit_rows(group: DocumentHits, chunks: Sequence[Chunk], *, count: Any) -> lis
             "chunk": h.index,
             "score": h.score,
             "tokens": count(chunks[h.index].text),
-            "pages": pipeline.pages_label(chunks[h.index]),
-            "first words": pipeline.first_words(chunks[h.index].text),
+            "pages": pages_label(chunks[h.index]),
+            "first words": first_words(chunks[h.index].text),
         }
         for h in group.hits
     ]
@@ -117,6 +120,7 @@ def evidence_rows(answer: CorpusAnswer) -> list[dict[str, str]]:
                 or ("none: cut" if e.found else "—"),
                 "its rank": ordinal(e.best_rank) if e.best_rank else "—",
                 "retrieved": ("yes" if e.covered else "no") if e.found else "—",
+                "cut by": CUT_WORDS.get(e.cut_by or "", "—"),
             }
         )
     return rows
@@ -131,25 +135,23 @@ def open_at_hit(
     k: int,
     budget: int | None,
     evidence: str,
-) -> dict[str, Any]:
-    """The session state that shows ``hit``'s document on the main page at the hit: the same
-    configuration (so the chunk numbers agree), the question, its evidence, the chunk selected and,
-    for a PDF, its page. The main page then answers from that one document."""
+    uploaded: bool = False,
+) -> View:
+    """The Explore page's view of ``hit``'s document at the hit: the same configuration (so the
+    chunk numbers agree), the question, its evidence, the chunk selected and, for a PDF, its
+    page. The Explore page then answers from that one document."""
     chunk = chunks[hit.index]
-    out = pipeline.state_of(config)
-    out.update(
+    return View(
         source=hit.doc,
+        config=config,
+        question=answer.question,
+        evidence=evidence,
         k=k,
         budget=budget,
         chunk=hit.index,
-        view="Query hits",
-        asked=f"{hit.doc}\n{answer.question.strip()}",
+        page=chunk.page_start or 1,
+        uploaded=uploaded,
     )
-    if chunk.page_start is not None:
-        out["page"] = chunk.page_start
-    question_key, evidence_key = pipeline.query_keys(hit.doc)
-    out[question_key], out[evidence_key] = answer.question, evidence
-    return out
 
 
 def reach_highlights(reach: DocumentReach, chunks: Sequence[Chunk]) -> list[render.Highlight]:

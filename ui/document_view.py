@@ -143,7 +143,10 @@ def document_panel(shown: Shown) -> None:
     state = st.session_state
     doc, chunks, answer = shown.doc, shown.chunks, shown.answer
     state.chunk = selected = chunk_view.valid_chunk(state.chunk, len(chunks))
-    views = [*(VIEWS if answer is not None else ["Chunks"]), *(["Changes"] if shown.changes else [])]
+    views = [
+        *(VIEWS if answer is not None else ["Chunks"]),
+        *(["Changes"] if shown.changes else []),
+    ]
     if state.get("view") not in views:
         state.view = "Query hits" if answer is not None else "Chunks"
     pages = [c.page_start for c in chunks]
@@ -164,14 +167,19 @@ def document_panel(shown: Shown) -> None:
             )
         else:
             view_col.caption("Every chunk in its own colour. Ask a question to see its hits.")
-        options = shown_idx if selected is None or selected in shown_idx else sorted(
-            [selected, *shown_idx]
+        options = (
+            shown_idx
+            if selected is None or selected in shown_idx
+            else sorted([selected, *shown_idx])
         )
         # a fresh picker for each document and chunking: the browser never sends back a label
         # from other chunks; the choice itself lives in state.chunk
-        picker = "pick_" + hashlib.sha256(
-            f"{doc.key}|{shown.chunking_key}|{state.only_flagged}".encode()
-        ).hexdigest()[:12]
+        picker = (
+            "pick_"
+            + hashlib.sha256(
+                f"{doc.key}|{shown.chunking_key}|{state.only_flagged}".encode()
+            ).hexdigest()[:12]
+        )
         state[picker] = selected
         pick_col.selectbox(
             "Selected chunk",
@@ -263,7 +271,12 @@ def _text_view(
     with st.container(height=DOC_HEIGHT, key="doc_view"):
         st.html(
             document_html(
-                doc.key, view_key + ("|raw" if raw else ""), window.start, window.end, doc, highlights
+                doc.key,
+                view_key + ("|raw" if raw else ""),
+                window.start,
+                window.end,
+                doc,
+                highlights,
             )
         )
     outlined = selected if selected is not None else hits[0].index if hits else None
@@ -317,9 +330,7 @@ def chunk_details(shown: Shown, selected: int) -> None:
                 f"**Chunk {selected}: the passages that score it** ({len(texts)}; "
                 f"{prefix_note}; its dense score is the best of theirs)"
             )
-            embed_col.code(
-                chunk_view.PASSAGE_SEPARATOR.join(texts), language=None, wrap_lines=True
-            )
+            embed_col.code(chunk_view.PASSAGE_SEPARATOR.join(texts), language=None, wrap_lines=True)
         else:
             embed_col.markdown(f"**Chunk {selected}: text that is embedded** ({prefix_note})")
             embed_col.code(embedded_text(c, heading_prefix=prefix), language=None, wrap_lines=True)

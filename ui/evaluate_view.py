@@ -1,21 +1,22 @@
-"""The Evaluate page's view-model: the colours and markers of two sets of boundaries, the sweep
-chart, the query-set table editor's rows, and the main page's state for a configuration."""
+"""The Evaluate page's view-model: the colours and markers of two sets of boundaries, the A/B
+table's rows (flips first, the evidence ranks under each side), the measures side by side, the
+sweep chart and rows, and the query-set table editor's rows."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 from explorer.chunking.splitters import Chunk
-from explorer.config import Config
 from explorer.errors import QuerySetError
-from explorer.evaluation.compare import compare_boundaries
-from explorer.evaluation.coverage import EvalReport, summary_row
+from explorer.evaluation.compare import compare_boundaries, cut_phrases, phrase_ranks
+from explorer.evaluation.coverage import EvalReport, QueryResult, summary_row
 from explorer.evaluation.queries import CORE, read_query_set
 from explorer.evaluation.stats import PairedComparison, compare_to_best
+from explorer.workspace import Workspace
 from ui.render import PALETTE, Marker
-from ui.view import state_of
 
 A_COLOR = "#1d4ed8"
 """Boundaries only in configuration A: blue."""
@@ -128,11 +129,6 @@ def sweep_figure(
     )
 
 
-def explorer_state(config: Config) -> dict[str, Any]:
-    """The main page's session-state keys that show ``config`` there (``app.py`` reads them)."""
-    return {**state_of(config), "chunk": None, "page": 1}
-
-
 def bundled_query_set(path: Path) -> list[dict[str, Any]]:
     """The project's query set, or an empty one when the file is missing or broken."""
     try:
@@ -222,12 +218,18 @@ def from_editor(
     return out
 
 
-def sweep_rows(reports: Sequence[EvalReport], *, k: int | None = None) -> list[dict[str, Any]]:
-    """One row per sweep cell: its number, then :func:`explorer.evaluation.coverage.summary_row`;
-    with ``k``, whether the cell is distinguishable from the best at k (``"vs best@k"``: best,
-    tied — no detectable difference —, or worse; paired tests, Holm-corrected)."""
+def sweep_rows(
+    reports: Sequence[EvalReport], *, k: int | None = None, budget: int | None = None
+) -> list[dict[str, Any]]:
+    """One row per cell (:func:`summary_row`); with ``k`` or a ``budget``, a column right after
+    the cell's number saying whether the cell is the best at it, tied with the best (no
+    detectable difference on these questions, Holm-corrected), or worse."""
     rows = [{"cell": n, **summary_row(r)} for n, r in enumerate(reports)]
-    if k is None or not reports or any(k not in r.ks for r in reports):
+    if (k is None and budget is None) or not reports:
+        return rows
+    if k is not None and any(k not in r.ks for r in reports):
+        return rows
+    if budget is not None and any(budget not in r.budgets for r in reports):
         return rows
     ids = [q.query.id for q in reports[0].results if q.scored]
     if not ids:
@@ -235,14 +237,18 @@ def sweep_rows(reports: Sequence[EvalReport], *, k: int | None = None) -> list[d
     outcomes = {}
     for n, r in enumerate(reports):
         by_id = {q.query.id: q for q in r.results}
-        outcomes[str(n)] = [by_id[i].covered_at_k[k] for i in ids]
+        outcomes[str(n)] = [
+            by_id[i].covered_at_budget[budget] if budget is not None else by_id[i].covered_at_k[k]
+            for i in ids
+        ]
     against = compare_to_best(outcomes, ids=ids)
+    column = f"vs best@{budget} tokens" if budget is not None else f"vs best@{k}"
+    out = []
     for n, row in enumerate(rows):
         name = str(n)
-        row[f"vs best@{k}"] = (
-            "best" if name == against.best else "worse" if against.worse(name) else "tied"
-        )
-    return rows
+        verdict = "best" if name == against.best else "worse" if against.worse(name) else "tied"
+        out.append({"cell": row["cell"], column: verdict, **row})
+    return out
 
 
 def verdict_rows(comparisons: Mapping[str, PairedComparison]) -> list[dict[str, Any]]:
@@ -264,4 +270,131 @@ def verdict_rows(comparisons: Mapping[str, PairedComparison]) -> list[dict[str, 
                 "questions needed": c.questions_needed,
             }
         )
+    return rows
+
+
+# --------------------------------------------------------------------------- the A/B table
+
+
+def format_ranks(
+    ranks: Sequence[int | None], cut: Sequence[bool], located: Sequence[bool] | None = None
+) -> str:
+    """``"1 · 4 ✂"``: one entry per phrase; ✂ marks a phrase no single chunk holds.
+
+    A phrase with no rank is "not found" when it was not located, else "never".
+    """
+    found = [True] * len(ranks) if located is None else located
+    parts = []
+    for r, c, f in zip(ranks, cut, found, strict=True):
+        text = str(r) if r is not None else "never" if f else "not found"
+        parts.append(f"{text} ✂" if c else text)
+    return " · ".join(parts)
+
+
+FLIP_A = "A only"
+
+
+FLIP_B = "B only"
+
+
+def ab_rows(a: EvalReport, b: EvalReport, workspace: Workspace, *, k: int) -> list[dict[str, Any]]:
+    """One row per query present in both reports: coverage@k and evidence ranks under A and B.
+
+    Flipped queries (covered under one configuration only) come first.
+    """
+    by_id = {r.query.id: r for r in b.results}
+    rows = []
+    for ra in a.results:
+        rb = by_id.get(ra.query.id)
+        if rb is None:
+            continue
+        ca, cb = bool(ra.covered_at_k.get(k)), bool(rb.covered_at_k.get(k))
+        chunks_a = workspace.chunks(ra.query.doc, a.config)
+        chunks_b = workspace.chunks(rb.query.doc, b.config)
+        rows.append(
+            {
+                "flip": FLIP_A if ca and not cb else FLIP_B if cb and not ca else "",
+                "id": ra.query.id,
+                "document": ra.query.doc,
+                "question": ra.query.query,
+                "A": ca,
+                "B": cb,
+                "A ranks": _ranks_text(ra, chunks_a),
+                "B ranks": _ranks_text(rb, chunks_b),
+            }
+        )
+    return sorted(rows, key=lambda r: r["flip"] == "")
+
+
+def _ranks_text(result: QueryResult, chunks: Sequence[Chunk]) -> str:
+    located = [bool(occ) for occ in result.located]
+    return format_ranks(phrase_ranks(result), cut_phrases(result.located, chunks), located)
+
+
+@dataclass(frozen=True)
+class PhraseDetail:
+    """One evidence phrase of one query under A and B."""
+
+    phrase: str
+    located: bool
+    rank_a: int | None
+    rank_b: int | None
+    cut_a: bool
+    cut_b: bool
+
+
+def phrase_details(
+    ra: QueryResult, rb: QueryResult, chunks_a: Sequence[Chunk], chunks_b: Sequence[Chunk]
+) -> list[PhraseDetail]:
+    """Per phrase of one query: its rank and whether a boundary cuts it, under A and B."""
+    return [
+        PhraseDetail(phrase, bool(occ), r_a, r_b, c_a, c_b)
+        for phrase, occ, r_a, r_b, c_a, c_b in zip(
+            ra.query.evidence,
+            ra.located,
+            phrase_ranks(ra),
+            phrase_ranks(rb),
+            cut_phrases(ra.located, chunks_a),
+            cut_phrases(rb.located, chunks_b),
+            strict=True,
+        )
+    ]
+
+
+def summary_rows(a: EvalReport, b: EvalReport) -> list[dict[str, str]]:
+    """Every averaged measure of two reports side by side, with the difference B - A."""
+    rows = []
+
+    def share(name: str, va: float, vb: float, *, fine: bool = False) -> None:
+        """Percentages; ``fine`` ones (precision, IoU: often a few percent) to one decimal."""
+        f = ".1%" if fine else ".0%"
+        diff = (vb - va) * 100
+        rows.append(
+            {
+                "measure": name,
+                "A": format(va, f),
+                "B": format(vb, f),
+                "B - A": f"{diff:+.1f} points" if fine else f"{diff:+.0f} points",
+            }
+        )
+
+    for k in a.ks:
+        share(f"coverage@{k}", a.coverage_at_k[k], b.coverage_at_k.get(k, 0.0))
+    for budget in a.budgets:
+        share(
+            f"coverage@{budget} tokens",
+            a.coverage_at_budget[budget],
+            b.coverage_at_budget.get(budget, 0.0),
+        )
+    for metric in ("recall_at_k", "precision_at_k", "iou_at_k"):
+        ma, mb = a.mean_at_k(metric), b.mean_at_k(metric)
+        for k in a.ks:
+            share(
+                f"{metric.split('_')[0]}@{k}", ma[k], mb.get(k, 0.0), fine=metric != "recall_at_k"
+            )
+    for name, va, vb in (
+        ("chunks", a.chunks, b.chunks),
+        ("index tokens", a.index_tokens, b.index_tokens),
+    ):
+        rows.append({"measure": name, "A": f"{va:,}", "B": f"{vb:,}", "B - A": f"{vb - va:+,}"})
     return rows

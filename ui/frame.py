@@ -65,8 +65,9 @@ def start_view() -> View:
 def start_session() -> None:
     """Once per session: the view a link names (else the start), and the main page's state."""
     state = st.session_state
-    if "source" in state:
+    if "session_started" in state:
         return
+    state.session_started = True
     opened = View.from_params(
         st.query_params.to_dict(),
         start=start_view(),
@@ -75,21 +76,25 @@ def start_session() -> None:
     )
     for key, value in MAIN_DEFAULTS.items():
         state.setdefault(key, type(value)() if isinstance(value, dict) else value)
-    opened.view.apply(state)
+    for key, value in opened.view.state().items():  # what a test or a caller set first stays
+        state.setdefault(key, value)
     state.link_note = opened.note
     state.waiting = opened.waiting
 
 
-def keep(defaults: Mapping[str, Any], *, prefixes: Iterable[str] = ()) -> None:
-    """Keep the values of a page's widgets while another page is shown: Streamlit forgets the
-    state of a widget not drawn in a run, unless the key is set again. Keys not set yet get
-    their ``defaults``."""
+def keep(
+    defaults: Mapping[str, Any], *, also: Iterable[str] = (), prefixes: Iterable[str] = ()
+) -> None:
+    """Keep the values of the pages' widgets while another page is shown: Streamlit forgets the
+    state of a widget not drawn in a run, unless its key is set again. ``defaults`` are the
+    widgets' starting values (a key not set yet gets its own); ``also`` and keys starting with
+    ``prefixes`` are kept once a page has set them."""
     state = st.session_state
     for key, value in defaults.items():
         if key not in state and value is not None:
             state[key] = value
     starts = tuple(prefixes) + KEPT_PREFIXES
-    for key in [*defaults, *(k for k in list(state.keys()) if str(k).startswith(starts))]:
+    for key in [*defaults, *also, *(k for k in list(state.keys()) if str(k).startswith(starts))]:
         if key in state:
             state[key] = state[key]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from explorer.evaluation.lessons import Lesson, Setting, read_lessons
 from ui.answers import DEMO
 from ui.safe import md_text
-from ui.settings import BUDGETS, NEIGHBOURS_MAX, TOP_K_MAX
+from ui.settings import BUDGETS, NEIGHBOURS_MAX, TOP_K_MAX, describe_config
 from ui.sources import SAMPLES_DIR, sample_paths
 from ui.view_state import View
 
@@ -124,8 +124,14 @@ def lesson_status(lesson: Lesson, step: int | None) -> str:
             "setting* starts the lesson again."
         )
     if step == 0:
-        return f"At the failing setting: {md_text(lesson.failing.spec())}."
+        return f"At the failing setting: {md_text(describe_setting(lesson.failing))}."
     return f"After repair {step}, **{md_text(lesson.repairs[step - 1].label)}**."
+
+
+def describe_setting(setting: Setting) -> str:
+    """``"fixed, 250 chars, overlap 0, hybrid, fill off; top 2; 512-token budget"``."""
+    budget = "no budget" if setting.budget is None else f"{setting.budget:,}-token budget"
+    return f"{describe_config(setting.config)}; top {setting.k}; {budget}"
 
 
 def lesson_links(lesson: Lesson) -> list[tuple[str, dict[str, str]]]:
@@ -135,6 +141,14 @@ def lesson_links(lesson: Lesson) -> list[tuple[str, dict[str, str]]]:
         out.append((f"Repair {n}: {move.label}", {"lesson": lesson.name, "repair": str(n)}))
     return out
 
+
+PAGE_CSS = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-bottom: 3rem; }
+[data-testid="stSidebarUserContent"] { padding-top: 0.5rem; }
+.st-key-ce_lesson [data-testid="stButton"] button { padding: 0.1rem 0.6rem; min-height: 2rem; }
+.st-key-ce_title p { margin-bottom: 0; }
+</style>"""
+"""The app's own spacing: less room above the page, so the document starts on the first screen."""
 
 PRESENTATION_CSS = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],

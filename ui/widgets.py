@@ -133,11 +133,11 @@ def prepare_config_state(p: str = "") -> list[str]:
     state = st.session_state
     notes = []
     rng = settings.SIZE_RANGES[state[p + "unit"]]
-    size = rng.clamp(state[p + "size"])
+    size = max(1, min(rng.high, int(state[p + "size"])))
     if size != state[p + "size"]:
         notes.append(
-            f"Size {state[p + 'size']:,} is outside the {rng.low:,}–{rng.high:,} "
-            f"{settings.UNIT_LABELS[state[p + 'unit']]} the slider offers: set to {size:,}."
+            f"Size {state[p + 'size']:,} is beyond the {rng.high:,} "
+            f"{settings.UNIT_LABELS[state[p + 'unit']]} offered here: set to {size:,}."
         )
     overlap = settings.clamp_overlap(state[p + "overlap"], size)
     if overlap != state[p + "overlap"]:
@@ -201,9 +201,9 @@ def chunking_widgets(p: str = "", *, sizes: bool = True) -> None:
             st.caption(md_text(note))
         rng = settings.SIZE_RANGES[state[p + "unit"]]
         left, right = st.columns([3, 2], vertical_alignment="bottom")
-        left.slider(
+        left.slider(  # the usual range, reaching down to a smaller size typed in the box
             "Chunk size",
-            rng.low,
+            min(rng.low, state[p + "size"]),
             rng.high,
             key=p + "size",
             on_change=_on_size,
@@ -211,7 +211,7 @@ def chunking_widgets(p: str = "", *, sizes: bool = True) -> None:
         )
         right.number_input(
             "Exact size",
-            rng.low,
+            1,
             rng.high,
             key=p + "size_exact",
             on_change=_on_size,

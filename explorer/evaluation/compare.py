@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from explorer.chunking.splitters import Chunk
 from explorer.errors import SettingsError
 from explorer.evaluation.coverage import EvalReport, QueryResult
 from explorer.evaluation.stats import PairedComparison, compare_by_question
 from explorer.retrieval.context import Span
-from explorer.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -102,130 +100,6 @@ def cut_phrases(located: Sequence[Sequence[Span]], chunks: Sequence[Chunk]) -> t
     return tuple(out)
 
 
-def format_ranks(
-    ranks: Sequence[int | None], cut: Sequence[bool], located: Sequence[bool] | None = None
-) -> str:
-    """``"1 · 4 ✂"``: one entry per phrase; ✂ marks a phrase no single chunk holds.
-
-    A phrase with no rank is "not found" when it was not located, else "never".
-    """
-    found = [True] * len(ranks) if located is None else located
-    parts = []
-    for r, c, f in zip(ranks, cut, found, strict=True):
-        text = str(r) if r is not None else "never" if f else "not found"
-        parts.append(f"{text} ✂" if c else text)
-    return " · ".join(parts)
-
-
-FLIP_A = "A only"
-
-
-FLIP_B = "B only"
-
-
-def ab_rows(a: EvalReport, b: EvalReport, workspace: Workspace, *, k: int) -> list[dict[str, Any]]:
-    """One row per query present in both reports: coverage@k and evidence ranks under A and B.
-
-    Flipped queries (covered under one configuration only) come first.
-    """
-    by_id = {r.query.id: r for r in b.results}
-    rows = []
-    for ra in a.results:
-        rb = by_id.get(ra.query.id)
-        if rb is None:
-            continue
-        ca, cb = bool(ra.covered_at_k.get(k)), bool(rb.covered_at_k.get(k))
-        chunks_a = workspace.chunks(ra.query.doc, a.config)
-        chunks_b = workspace.chunks(rb.query.doc, b.config)
-        rows.append(
-            {
-                "flip": FLIP_A if ca and not cb else FLIP_B if cb and not ca else "",
-                "id": ra.query.id,
-                "document": ra.query.doc,
-                "question": ra.query.query,
-                "A": ca,
-                "B": cb,
-                "A ranks": _ranks_text(ra, chunks_a),
-                "B ranks": _ranks_text(rb, chunks_b),
-            }
-        )
-    return sorted(rows, key=lambda r: r["flip"] == "")
-
-
-def _ranks_text(result: QueryResult, chunks: Sequence[Chunk]) -> str:
-    located = [bool(occ) for occ in result.located]
-    return format_ranks(phrase_ranks(result), cut_phrases(result.located, chunks), located)
-
-
-@dataclass(frozen=True)
-class PhraseDetail:
-    """One evidence phrase of one query under A and B."""
-
-    phrase: str
-    located: bool
-    rank_a: int | None
-    rank_b: int | None
-    cut_a: bool
-    cut_b: bool
-
-
-def phrase_details(
-    ra: QueryResult, rb: QueryResult, chunks_a: Sequence[Chunk], chunks_b: Sequence[Chunk]
-) -> list[PhraseDetail]:
-    """Per phrase of one query: its rank and whether a boundary cuts it, under A and B."""
-    return [
-        PhraseDetail(phrase, bool(occ), r_a, r_b, c_a, c_b)
-        for phrase, occ, r_a, r_b, c_a, c_b in zip(
-            ra.query.evidence,
-            ra.located,
-            phrase_ranks(ra),
-            phrase_ranks(rb),
-            cut_phrases(ra.located, chunks_a),
-            cut_phrases(rb.located, chunks_b),
-            strict=True,
-        )
-    ]
-
-
-def summary_rows(a: EvalReport, b: EvalReport) -> list[dict[str, str]]:
-    """Every averaged measure of two reports side by side, with the difference B - A."""
-    rows = []
-
-    def share(name: str, va: float, vb: float, *, fine: bool = False) -> None:
-        """Percentages; ``fine`` ones (precision, IoU: often a few percent) to one decimal."""
-        f = ".1%" if fine else ".0%"
-        diff = (vb - va) * 100
-        rows.append(
-            {
-                "measure": name,
-                "A": format(va, f),
-                "B": format(vb, f),
-                "B - A": f"{diff:+.1f} points" if fine else f"{diff:+.0f} points",
-            }
-        )
-
-    for k in a.ks:
-        share(f"coverage@{k}", a.coverage_at_k[k], b.coverage_at_k.get(k, 0.0))
-    for budget in a.budgets:
-        share(
-            f"coverage@{budget} tokens",
-            a.coverage_at_budget[budget],
-            b.coverage_at_budget.get(budget, 0.0),
-        )
-    for metric in ("recall_at_k", "precision_at_k", "iou_at_k"):
-        ma, mb = a.mean_at_k(metric), b.mean_at_k(metric)
-        for k in a.ks:
-            share(
-                f"{metric.split('_')[0]}@{k}", ma[k], mb.get(k, 0.0), fine=metric != "recall_at_k"
-            )
-    for name, va, vb in (
-        ("chunks", a.chunks, b.chunks),
-        ("index tokens", a.index_tokens, b.index_tokens),
-    ):
-        rows.append({"measure": name, "A": f"{va:,}", "B": f"{vb:,}", "B - A": f"{vb - va:+,}"})
-    return rows
-
-
 MAX_VALUES = 12
 """The most sizes (or overlaps) one sweep takes: the grid grows as their product."""
 
@@ -261,13 +135,25 @@ def parse_int_list(text: str, *, name: str, minimum: int = 0) -> tuple[int, ...]
     return tuple(sorted(set(values)))
 
 
-def best_cell(reports: Sequence[EvalReport], *, k: int) -> int:
-    """The cell with the highest coverage@k; ties go to the smaller index (fewer tokens)."""
+def best_cell(
+    reports: Sequence[EvalReport], *, k: int | None = None, budget: int | None = None
+) -> int:
+    """The cell with the highest coverage at ``budget`` tokens (when given) or at ``k``; ties go
+    to the cell with the smaller index (fewer tokens), then the earlier one."""
     if not reports:
         raise ValueError("no cells")
+    if (k is None) == (budget is None):
+        raise ValueError("give k or a budget")
+
+    def coverage(r: EvalReport) -> float:
+        if budget is not None:
+            return r.coverage_at_budget.get(budget, 0.0)
+        assert k is not None
+        return r.coverage_at_k.get(k, 0.0)
+
     return min(
         range(len(reports)),
-        key=lambda n: (-reports[n].coverage_at_k.get(k, 0.0), reports[n].index_tokens, n),
+        key=lambda n: (-coverage(reports[n]), reports[n].index_tokens, n),
     )
 
 

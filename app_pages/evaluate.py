@@ -1,19 +1,22 @@
 """Evaluate: choose chunking by measuring whether retrieval returns the evidence.
 
-Streamlit lists this page beside ``app.py``. It reads top to bottom as the UI does: cached work,
-state and callbacks, the sidebar (documents folder, which questions run), then three tabs:
+It reads top to bottom as the UI does: cached work, state and callbacks, the sidebar's own
+controls (documents folder, which questions run), then three tabs:
 
 * **Query set**: the bundled boundary questions or an uploaded JSON file, edited in a table and
-  downloaded again. It lives in ``st.session_state["query_set"]`` (the main page adds to it).
+  downloaded again. It lives in ``st.session_state["query_set"]`` (the Explore page adds to it).
 * **A/B**: two configurations over the questions: coverage, the questions that flipped, the
   evidence ranks, and one document drawn once with both sets of chunk boundaries.
-* **Sweep**: one splitter over sizes × overlaps: charts, a table, and "load this configuration"
-  into the main page.
+* **Sweep**: one configuration over sizes × overlaps: charts, a table, and "load this
+  configuration" into the Explore page.
+
+A starts as the sidebar's configuration, B as the recommended one; both are drawn with the same
+widgets as the sidebar (:func:`ui.widgets.config_widgets`). Every run goes through the session's
+workspace, so a document the Explore page read is not read again.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import hashlib
 import time
@@ -24,90 +27,31 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-import explorer.evaluation.coverage as evaluation
-from explorer.chunking.measures import UNITS
-from explorer.chunking.splitters import Chunk
 from explorer.config import Config
-from explorer.documents import Document, load_document
+from explorer.documents.model import Document
 from explorer.errors import ExplorerError, QuerySetError
 from explorer.evaluation import compare
 from explorer.evaluation import queries as query_sets
-from explorer.evaluation.coverage import (
-    DEFAULT_BUDGETS,
-    DEFAULT_KS,
-    EvalReport,
-    Workspace,
-    flipped,
-    sweep_cells,
-)
+from explorer.evaluation.coverage import EvalReport, evaluate, flipped, sweep, sweep_cells
 from explorer.evaluation.queries import Query, parse_queries
-from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
-from ui import evaluate_view, render
-from ui import view as pipeline
-from ui.view import describe_config, n_of
+from explorer.workspace import Workspace
+from ui import evaluate_view, frame, render, render_markdown, render_pdf, widgets
+from ui.answers import n_of
+from ui.chunks import scroll_script, window_note
+from ui.pages import SWEEP_GRIDS
+from ui.safe import md_escape, md_text
+from ui.settings import SIZE_RANGES, config_of, describe_config, splitter_names, state_of
+from ui.sources import QUERY_SET, sample_paths
+from ui.view_state import View
 
-st.set_page_config(page_title="Evaluate · Chunk Explorer", page_icon="🧩", layout="wide")
-
+state = st.session_state
 REPO = Path(__file__).resolve().parents[1]
-BUNDLED = pipeline.QUERY_SET
+BUNDLED = QUERY_SET
 DEFAULT_DOCS = "queries/docs"
-MAIN_PAGE = "app.py"
+EXPLORE = "app_pages/explore.py"
 EVIDENCE_COLOR = "#edc948"
-RETRIEVER_LABELS = {
-    "bm25": "BM25 (keywords, instant)",
-    "dense": "dense (MiniLM embeddings)",
-    "hybrid": "hybrid (dense + BM25)",
-}
-RETRIEVER_HELP = (
-    "BM25 needs no model and runs at once. Dense and hybrid embed every text they have not seen "
-    "before (loading the model takes ~15 s the first time); texts embedded once are reused by "
-    "every later run and sweep cell. With dense scores from passages, the passages are the same "
-    "for every chunking, so only the first run embeds."
-)
-NEIGHBOURS_HELP = (
-    "Small-to-big: each retrieved chunk brings this many chunks on each side into the context."
-)
-PREFIX_HELP = 'Embed and index "Heading > Sub" + a blank line + the chunk text.'
-MERGE_HELP = (
-    "Merge overlapping and adjacent hits, so a token budget counts shared text once (the "
-    "tokens an LLM would receive). Changes coverage at a token budget, not at k."
-)
-FILL_HELP = pipeline.FILL_HELP + " Changes coverage at a token budget, not at k."
-SWEEP_DEFAULTS = {
-    "chars": ("400, 800, 1600", "0, 200"),
-    "words": ("75, 150, 300", "0, 30"),
-    "tokens": ("128, 256, 512", "0, 64"),
-    "model-tokens": ("64, 128, 256", "0, 32"),
-}
-"""A 3 × 2 grid per unit: sizes and overlaps."""
 
 # --------------------------------------------------------------------------- cached work
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def workspace(
-    folder: str | None, fingerprint: str, uploads: tuple[tuple[str, str], ...]
-) -> Workspace:
-    """One workspace per documents folder as it is now (``fingerprint``: its files' names, sizes
-    and times) plus the uploads it serves (``uploads``: their names and content hashes):
-    documents, chunks, indexes and token counts are shared by every run and sweep cell, and a
-    file changed on disk is read again instead of served from memory. Only sessions with the same
-    uploads, byte for byte, share one; it never holds a query set or settings."""
-    return Workspace(
-        Path(folder) if folder is not None else None,
-        documents={name: uploaded_document(sha, name) for name, sha in uploads},
-    )
-
-
-@st.cache_resource(max_entries=8, show_spinner="Reading an uploaded document…")
-def _uploaded(sha: str, file_name: str, _data: bytes) -> Document:
-    return load_document(_data, name=file_name)
-
-
-def uploaded_document(sha: str, name: str) -> Document:
-    """A document uploaded on the main page in this session, by its name there."""
-    file_name, _sha, data = state.uploads[name]
-    return _uploaded(sha, file_name, data)
 
 
 @st.cache_data(show_spinner=False)
@@ -119,15 +63,15 @@ def bundled_set(mtime: float) -> list[dict[str, Any]]:
 def boundary_html(
     key: str,
     _doc: Document,
-    _a: list[Chunk],
-    _b: list[Chunk],
+    _a: list[Any],
+    _b: list[Any],
     _evidence: list[render.Highlight],
 ) -> str:
     markers = evaluate_view.boundary_markers(_a, _b)
     # a long document is drawn a window at a time, around the first evidence phrase
     window = render.window(_doc.text, _evidence[0].start if _evidence else None)
     if _doc.kind == "markdown":
-        return render.render_markdown(_doc, _evidence, markers=markers, window=window)
+        return render_markdown.render_markdown(_doc, _evidence, markers=markers, window=window)
     return render.render_text(_doc, _evidence, markers=markers, window=window)
 
 
@@ -137,12 +81,12 @@ def boundary_png(
     page: int,
     _pdf: bytes,
     _doc: Document,
-    _a: list[Chunk],
-    _b: list[Chunk],
+    _a: list[Any],
+    _b: list[Any],
     _evidence: list[render.Highlight],
 ) -> bytes:
     markers = evaluate_view.boundary_markers(_a, _b)
-    return render.render_pdf_page(_pdf, page, _doc, _evidence, zoom=2.0, markers=markers)
+    return render_pdf.render_pdf_page(_pdf, page, _doc, _evidence, zoom=2.0, markers=markers)
 
 
 def the_bundled_set() -> list[dict[str, Any]]:
@@ -155,47 +99,20 @@ def the_bundled_set() -> list[dict[str, Any]]:
 
 # --------------------------------------------------------------------------- state & callbacks
 
-state = st.session_state
 state.setdefault("query_set", the_bundled_set())  # the main page appends to this list
 state.setdefault("qs_error", None)
 state.setdefault("qs_notice", None)
 state.setdefault("qs_version", 0)
-KEPT = "eval_kept"
-"""A plain dict holding this page's widget values. Streamlit forgets the state of a widget that
-is not drawn in a run (a hidden tab, a visit to the main page), so each run copies every value
-there and back."""
-
-
-def side_defaults(side: str) -> dict[str, Any]:
-    """A starts as the main page's configuration (when it has been opened), B as recommended."""
-    config = Config()
-    if side == "A" and "splitter" in state:
-        with contextlib.suppress(ExplorerError):
-            config = pipeline.config_of(state)
-    return pipeline.state_of(config, prefix=f"ab_{side}_")
-
-
-SWEEP_BASE = Config().replace(splitter="recursive", overlap=0)
-"""The sweep starts on the recursive splitter: its cells differ only in size and overlap."""
-WIDGETS = (
-    side_defaults("A") | side_defaults("B") | pipeline.state_of(SWEEP_BASE, prefix="sw_")
-) | {
-    "eval_tab": "A/B",
-    "eval_docs_dir": DEFAULT_DOCS,
-    "eval_docs": [],
-    "eval_kinds": [],
-    "qs_merge": False,
-    "ab_k": DEFAULT_KS[-1],
-    "ab_query": None,
-    "ab_pdf_view": "Page image",
-    "ab_page": None,
-    "sw_sizes": SWEEP_DEFAULTS[SWEEP_BASE.chunking.unit][0],
-    "sw_overlaps": SWEEP_DEFAULTS[SWEEP_BASE.chunking.unit][1],
-    "sw_k": DEFAULT_KS[-1],
-    "sw_budget": DEFAULT_BUDGETS[0],
-    "sw_cell": None,
-}
-pipeline.persist(state, WIDGETS, kept=KEPT)
+main = config_of(state) if "splitter" in state else Config()
+for prefix, start in (("ab_A_", main), ("ab_B_", Config()), ("sw_", main)):
+    # the first visit: A and the sweep start as the sidebar's, B as recommended; what a test
+    # or a link set first stays
+    if prefix + "splitter" not in state or prefix + "unit" not in state:
+        for key, value in state_of(start, prefix=prefix).items():
+            state.setdefault(key, value)
+if state.get("sw_sizes") is None or state.get("sw_grid_unit") not in (None, state.sw_unit):
+    state.sw_sizes, state.sw_overlaps = SWEEP_GRIDS[state.sw_unit]  # the unit's own grid
+state.sw_grid_unit = state.sw_unit
 if "eval_link_read" not in state:  # a link to an A/B opens it: both configurations and k
     state.eval_link_read = True
     link_note = None
@@ -204,13 +121,12 @@ if "eval_link_read" not in state:  # a link to an A/B opens it: both configurati
         for side in ("A", "B"):
             if side.lower() in params:
                 config = Config.from_spec(str(params[side.lower()]))
-                state.update(pipeline.state_of(config, prefix=f"ab_{side}_"))
-                state[KEPT].update(pipeline.state_of(config, prefix=f"ab_{side}_"))
-                state.eval_tab = state[KEPT]["eval_tab"] = "A/B"
+                state.update(state_of(config, prefix=f"ab_{side}_"))
+                state.eval_tab = "A/B"
     except ExplorerError as exc:
         link_note = f"The link's configuration cannot be used ({exc}); the starting ones are shown."
-    if str(params.get("k", "")).isdigit() and int(params["k"]) in DEFAULT_KS:
-        state.ab_k = state[KEPT]["ab_k"] = int(params["k"])
+    if str(params.get("k", "")).isdigit() and int(params["k"]) in (1, 3, 5):
+        state.ab_k = int(params["k"])
     state.eval_link_note = link_note
 
 
@@ -249,15 +165,6 @@ def on_upload() -> None:
     set_query_set(loaded, file.name)
 
 
-def on_unit(prefix: str) -> None:
-    rng = pipeline.SIZE_RANGES[state[f"{prefix}unit"]]
-    state[f"{prefix}size"], state[f"{prefix}overlap"] = rng.default, rng.overlap
-
-
-def on_sweep_unit() -> None:
-    state.sw_sizes, state.sw_overlaps = SWEEP_DEFAULTS[state.sw_unit]
-
-
 def on_ab_table(ids: list[str]) -> None:
     rows = state.ab_table.selection.rows
     if rows and 0 <= rows[0] < len(ids):
@@ -271,23 +178,23 @@ def on_sweep_table(cells: list[int]) -> None:
 
 
 def open_in_explorer(config: Config, source: str | None = None) -> None:
-    """Show ``config`` on the main page (and the document, when it is one of its samples)."""
-    state.update(evaluate_view.explorer_state(config))
+    """Show ``config`` on the Explore page (with the document, when it is one of its samples):
+    the page's view with this configuration, no chunk selected, no lesson."""
+    view = View.of(state).replace(config=config, chunk=None, page=1, lesson=None)
     if source is not None:
-        state.source = source
-    st.switch_page(MAIN_PAGE)
+        view = view.replace(source=source, question="", evidence="")
+    view.apply(state)
+    state.goto_explore = True
 
 
 def fits_explorer(config: Config) -> bool:
     s = config.chunking
-    return s.splitter in pipeline.splitter_names() and s.size == pipeline.SIZE_RANGES[s.unit].clamp(
-        s.size
-    )
+    return s.splitter in splitter_names() and s.size <= SIZE_RANGES[s.unit].high
 
 
 def explorer_range(config: Config) -> str:
-    rng = pipeline.SIZE_RANGES[config.chunking.unit]
-    return f"the explorer's sizes run from {rng.low} to {rng.high} {config.chunking.unit}"
+    rng = SIZE_RANGES[config.chunking.unit]
+    return f"the explorer's sizes run up to {rng.high:,} {config.chunking.unit}"
 
 
 def run_failed(exc: Exception) -> str:
@@ -314,8 +221,8 @@ kinds = sorted({str(i["kind"]) for i in items if i.get("kind")})
 state.eval_docs = [d for d in state.eval_docs if d in docs_named]
 state.eval_kinds = [k for k in state.eval_kinds if k in kinds]
 
-with st.sidebar:
-    st.header("Questions to run")
+with frame.page_slot():
+    st.header("Questions to run", anchor=False)
     st.text_input(
         "Documents folder",
         key="eval_docs_dir",
@@ -337,9 +244,9 @@ chosen = [
     if (not state.eval_docs or q.doc in state.eval_docs)
     and (not state.eval_kinds or item.get("kind") in state.eval_kinds)
 ]
-# documents uploaded on the main page in this session serve the questions that name them
-uploads = tuple(sorted((name, sha) for name, (_f, sha, _d) in state.get("uploads", {}).items()))
-uploaded_names = {name for name, _sha in uploads}
+# documents uploaded on the Explore page in this session serve the questions that name them
+uploads = dict(state.get("uploads", {}))
+uploaded_names = set(uploads)
 absent = sorted(
     {
         q.doc
@@ -349,15 +256,18 @@ absent = sorted(
 )
 queries: list[Query] = [q for q in chosen if q.doc not in absent]
 ws: Workspace | None = None
-try:
-    ws = workspace(
-        str(folder.resolve()) if folder.is_dir() else None,
-        pipeline.folder_fingerprint(folder) if folder.is_dir() else "",
-        uploads,
+try:  # the folder's files and the session's uploads, over the session's workspace
+    session = frame.workspace()
+    ws = session.view(
+        folder if folder.is_dir() else None,
+        {
+            name: session.load(data, name=file_name)
+            for name, (file_name, _sha, data) in uploads.items()
+        },
     )
 except ExplorerError as exc:
     problem = f"an uploaded document cannot be read again ({exc})"
-with st.sidebar:
+with frame.page_slot():
     st.caption(
         f"{len(queries)} of {n_of(len(items), 'question')} will run, over "
         f"{n_of(len({q.doc for q in queries}), 'document')}."
@@ -372,19 +282,14 @@ st.caption(
     "lie inside the top k retrieved chunks — choose chunking by that, not by how chunks look."
 )
 if problem:
-    st.error(
-        f"The query set has a problem: {pipeline.md_text(problem)}. Fix it in the Query set tab."
-    )
+    st.error(f"The query set has a problem: {md_text(problem)}. Fix it in the Query set tab.")
 if not folder.is_dir() and not uploads:
-    st.error(
-        f"The documents folder {pipeline.md_text(str(folder))} does not exist; set it in the "
-        "sidebar."
-    )
+    st.error(f"The documents folder {md_text(str(folder))} does not exist; set it in the sidebar.")
 if absent:
     st.warning(
         f"Left out: questions about {len(absent)} document(s) neither in "
-        f"{pipeline.md_text(str(folder))} nor uploaded on the main page in this session: "
-        f"{pipeline.md_text(', '.join(absent))}. Copy the files there, point the sidebar at "
+        f"{md_text(str(folder))} nor uploaded on the main page in this session: "
+        f"{md_text(', '.join(absent))}. Copy the files there, point the sidebar at "
         "their folder, or upload them on the main page."
     )
 
@@ -418,9 +323,9 @@ if tab_set.open:
             help="Off: a loaded set replaces the questions below. On: its new ids are added.",
         )
         if state.qs_error:
-            st.error(pipeline.md_text(state.qs_error))
+            st.error(md_text(state.qs_error))
         elif state.qs_notice:
-            st.success(pipeline.md_text(state.qs_notice))
+            st.success(md_text(state.qs_notice))
 
         # the editor starts from a snapshot; it is rebuilt when the set changed elsewhere (a
         # load, or the main page's "add this query") or when its edits were dropped
@@ -476,71 +381,12 @@ if tab_set.open:
 # --------------------------------------------------------------------------- tab: A/B
 
 
-def config_controls(p: str, *, sweep: bool = False) -> None:
-    """The widgets of one configuration, keyed ``p`` + each setting's flat name (the sweep's
-    draw no size or overlap: its cells set them)."""
-    st.selectbox(
-        "Splitter",
-        pipeline.splitter_names(),
-        key=p + "splitter",
-        format_func=pipeline.splitter_label,
-        help=pipeline.splitter_help(),
-    )
-    st.selectbox(
-        "Size unit",
-        UNITS,
-        key=p + "unit",
-        format_func=pipeline.UNIT_LABELS.get,
-        on_change=on_sweep_unit if sweep else on_unit,
-        args=() if sweep else (p,),
-    )
-    high = pipeline.SIZE_RANGES[state[p + "unit"]].high
-    left, right = st.columns(2)
-    if not sweep:
-        left.number_input("Chunk size", 1, high, key=p + "size")
-        right.number_input("Overlap", 0, high - 1, key=p + "overlap")
-    left.selectbox(
-        "Retriever",
-        RETRIEVERS,
-        key=p + "retriever",
-        format_func=RETRIEVER_LABELS.get,
-        help=RETRIEVER_HELP,
-    )
-    right.number_input(
-        "Neighbours", 0, pipeline.NEIGHBOURS_MAX, key=p + "neighbours", help=NEIGHBOURS_HELP
-    )
-    left, right = st.columns(2)
-    left.selectbox(
-        "Dense scores from",
-        DENSE_SOURCES,
-        key=p + "dense",
-        help=pipeline.DENSE_HELP,
-        disabled=state[p + "retriever"] == "bm25",
-    )
-    right.number_input(
-        "Carry from previous",
-        *pipeline.CARRY_RANGE[:2],
-        step=pipeline.CARRY_RANGE[2],
-        key=p + "carry",
-        help=pipeline.CARRY_HELP,
-    )
-    left, right = st.columns(2)
-    left.toggle("Prefix heading path", key=p + "heading_prefix", help=PREFIX_HELP)
-    right.toggle("Merge adjacent hits", key=p + "merge", help=MERGE_HELP)
-    left.toggle("Table headers", key=p + "table_headers", help=pipeline.TABLE_HEADERS_HELP)
-    right.toggle("Widen to section", key=p + "section", help=pipeline.SECTION_HELP)
-    left.toggle("Fill to budget", key=p + "fill", help=FILL_HELP)
-
-
 def config_inputs(side: str) -> Config | None:
-    """The inputs of one side; the configuration, or None (with the error shown) if invalid."""
+    """The widgets of one side (the sidebar's, keyed ``ab_A_`` or ``ab_B_``); its configuration,
+    or None (with the error shown) if invalid."""
     p = f"ab_{side}_"
-    config_controls(p)
-    try:
-        return pipeline.config_of(state, prefix=p)
-    except ExplorerError as exc:
-        st.error(pipeline.md_text(str(exc)))
-        return None
+    widgets.config_widgets(p, headers=False)
+    return widgets.configuration(p)
 
 
 def describe(config: Config) -> str:
@@ -589,8 +435,7 @@ def show_flips(ra: EvalReport, rb: EvalReport, k: int) -> None:
             if not ids:
                 st.caption("none")
             lines = [
-                f"- **{pipeline.md_escape(qid)}** {pipeline.md_escape(text[qid][0])}"
-                f" — *{pipeline.md_escape(text[qid][1])}*"
+                f"- **{md_escape(qid)}** {md_escape(text[qid][0])} — *{md_escape(text[qid][1])}*"
                 for qid in ids
             ]
             if lines:
@@ -632,7 +477,7 @@ def show_boundaries(ra: EvalReport, rb: EvalReport, rows: list[dict[str, Any]]) 
     ]
     sets = compare.compare_boundaries(chunks_a, chunks_b)
     st.caption(
-        f"**{pipeline.md_escape(doc.name)}**: A makes {len(chunks_a)} chunks, B {len(chunks_b)}. "
+        f"**{md_escape(doc.name)}**: A makes {len(chunks_a)} chunks, B {len(chunks_b)}. "
         f"Chunk starts only in A: {len(sets.only_a)}, only in B: {len(sets.only_b)}, in both: "
         f"{len(sets.both)}. Yellow: the evidence phrases E1, E2… this question needs."
     )
@@ -651,21 +496,19 @@ def show_boundaries(ra: EvalReport, rb: EvalReport, rows: list[dict[str, Any]]) 
         state.ab_page = max(1, min(n_pages, int(state.ab_page)))
         st.number_input(f"Page (of {n_pages})", 1, n_pages, key="ab_page")
         png = boundary_png(key, state.ab_page, pdf, doc, chunks_a, chunks_b, evidence)
-        st.image(png, caption=f"{pipeline.md_escape(doc.name)}, page {state.ab_page}")
+        st.image(png, caption=f"{md_escape(doc.name)}, page {state.ab_page}")
     else:
         html = boundary_html(key, doc, chunks_a, chunks_b, evidence)
         window = render.window(doc.text, evidence[0].start if evidence else None)
         if not window.whole:
             st.caption(
-                pipeline.window_note(
-                    window, chunks_a, how="It is centred on the first evidence phrase."
-                )
+                window_note(window, chunks_a, how="It is centred on the first evidence phrase.")
             )
         with st.container(height=560, key="ab_doc"):
             st.html(html)
         if evidence:  # our own script, no document content: scroll to the first evidence badge
-            st.html(pipeline.scroll_script(evidence[0].index), unsafe_allow_javascript=True)
-    details = compare.phrase_details(res_a, res_b, chunks_a, chunks_b)
+            st.html(scroll_script(evidence[0].index), unsafe_allow_javascript=True)
+    details = evaluate_view.phrase_details(res_a, res_b, chunks_a, chunks_b)
     st.dataframe(
         [
             {
@@ -686,23 +529,24 @@ def show_boundaries(ra: EvalReport, rb: EvalReport, rows: list[dict[str, Any]]) 
             "B cut": st.column_config.CheckboxColumn(help="A boundary cuts it under B"),
         },
     )
-    samples = {p.name for p in pipeline.sample_paths()}
+    samples = {p.name for p in sample_paths()}
     source = doc.name if doc.name in samples else None
     left, right, _ = st.columns([1, 1, 2])
     for col, name, config in ((left, "A", ra.config), (right, "B", rb.config)):
         fits = fits_explorer(config)
-        if col.button(
+        col.button(
             f"Open {name} in the explorer",
             key=f"ab_open_{name}",
             disabled=not fits,
+            on_click=open_in_explorer,
+            args=(config, source),
             help=(
-                f"Show {describe(config)} on the main page"
+                f"Show {describe(config)} on the Explore page"
                 + (f", with {doc.name}" if source else "")
                 if fits
                 else explorer_range(config)
             ),
-        ):
-            open_in_explorer(config, source)
+        )
 
 
 if tab_ab.open:
@@ -716,7 +560,7 @@ if tab_ab.open:
         cfg_a, cfg_b = configs
         ready = cfg_a is not None and cfg_b is not None
         if state.get("eval_link_note"):
-            st.warning(pipeline.md_text(state.eval_link_note))
+            st.warning(md_text(state.eval_link_note))
         if cfg_a is not None and cfg_b is not None:  # the address bar holds this A/B's link
             st.query_params.from_dict(
                 {"a": cfg_a.to_spec(), "b": cfg_b.to_spec(), "k": str(state.ab_k)}
@@ -726,20 +570,20 @@ if tab_ab.open:
             bar = st.progress(0.0, text="Starting…")
             t0 = time.monotonic()
             try:
-                rep_a = evaluation.evaluate(
+                rep_a = evaluate(
                     queries,
                     ws,
                     cfg_a,
                     progress=lambda f, m: bar.progress(f / 2, text=f"A · {m}"),
                 )
-                rep_b = evaluation.evaluate(
+                rep_b = evaluate(
                     queries,
                     ws,
                     cfg_b,
                     progress=lambda f, m: bar.progress(0.5 + f / 2, text=f"B · {m}"),
                 )
             except Exception as exc:  # a typed error, or a bug: one message, no traceback
-                st.error(pipeline.md_text(run_failed(exc)))
+                st.error(md_text(run_failed(exc)))
             else:
                 state.ab_result = {"a": rep_a, "b": rep_b, "seconds": time.monotonic() - t0}
                 state.pop("ab_query", None)
@@ -780,9 +624,9 @@ if tab_ab.open:
             st.subheader(f"Questions that flipped at k = {k}", anchor=False)
             show_flips(ra, rb, k)
             with st.expander("All measures, A next to B"):
-                st.dataframe(compare.summary_rows(ra, rb), hide_index=True, key="ab_summary")
+                st.dataframe(evaluate_view.summary_rows(ra, rb), hide_index=True, key="ab_summary")
             assert ws is not None
-            rows = compare.ab_rows(ra, rb, ws, k=k)
+            rows = evaluate_view.ab_rows(ra, rb, ws, k=k)
             st.subheader("Every question", anchor=False)
             st.caption("Pick a row to draw its document with both sets of boundaries below.")
             st.dataframe(
@@ -851,7 +695,7 @@ if tab_sweep.open:
             "Overlaps", key="sw_overlaps", help='A list such as "0, 64", or start:stop:step.'
         )
         with st.expander("The configuration each cell shares", expanded=False):
-            config_controls("sw_", sweep=True)
+            widgets.config_widgets("sw_", sizes=False, headers=False)
         grid_error: str | None = None
         cells: list[tuple[int, int]] = []
         base: Config | None = None
@@ -861,9 +705,7 @@ if tab_sweep.open:
             cells = sweep_cells(sizes, overlaps)
             if not cells:
                 raise ExplorerError("no cell has an overlap smaller than its size")
-            base = pipeline.config_of(
-                {**state, "sw_size": max(sizes), "sw_overlap": 0}, prefix="sw_"
-            )
+            base = config_of({**state, "sw_size": max(sizes), "sw_overlap": 0}, prefix="sw_")
         except ExplorerError as exc:
             grid_error = str(exc)
         cols = st.columns(4, vertical_alignment="bottom")
@@ -874,13 +716,13 @@ if tab_sweep.open:
                 not grid_error,
             )
         if grid_error:
-            st.error(pipeline.md_text(grid_error))
+            st.error(md_text(grid_error))
         if clicked and base is not None:
             assert ws is not None
             bar = st.progress(0.0, text="Starting…")
             t0 = time.monotonic()
             try:
-                reports = evaluation.sweep(
+                reports = sweep(
                     queries,
                     ws,
                     base,
@@ -889,10 +731,10 @@ if tab_sweep.open:
                     progress=lambda f, m: bar.progress(f, text=m),
                 )
             except Exception as exc:  # a typed error, or a bug: one message, no traceback
-                st.error(pipeline.md_text(run_failed(exc)))
+                st.error(md_text(run_failed(exc)))
             else:
                 state.sweep_result = {"reports": reports, "seconds": time.monotonic() - t0}
-                state.sw_cell = compare.best_cell(reports, k=state.sw_k)
+                state.sw_picked_for = None  # the best cell is picked below
             bar.empty()
         sweep = state.get("sweep_result")
         if sweep is None:
@@ -905,19 +747,32 @@ if tab_sweep.open:
                 f"{n_of(len(reports), 'cell')} × {n_of(len(first.results), 'question')} in "
                 f"{sweep['seconds']:.1f} s"
             )
-            left, right, _ = st.columns([1, 1, 2])
+            left, mid, right, _ = st.columns([1, 1, 1, 1])
             left.segmented_control("k", list(first.ks), key="sw_k", required=True)
-            right.segmented_control(
+            mid.segmented_control(
                 "Token budget", list(first.budgets), key="sw_budget", required=True
             )
+            right.segmented_control(
+                "Best cell by", ["budget", "k"], key="sw_best", required=True,
+                format_func={"budget": "the token budget", "k": "k"}.get,
+                help="Which coverage picks the best cell and the 'vs best' column: the context "
+                "an LLM gets within the budget, or the top k hits.",
+            )  # fmt: skip
             k = state.sw_k if state.sw_k in first.ks else first.ks[-1]
             budget = state.sw_budget if state.sw_budget in first.budgets else first.budgets[0]
-            if state.get("sw_cell") not in range(len(reports)):
-                state.sw_cell = compare.best_cell(reports, k=k)
+            by_budget = state.get("sw_best", "budget") == "budget" and bool(first.budgets)
+            measure = {"budget": budget} if by_budget else {"k": k}
+            picked_for = (id(sweep), tuple(measure.items()))
+            if state.get("sw_picked_for") != picked_for or state.get("sw_cell") not in range(
+                len(reports)
+            ):
+                state.sw_cell = compare.best_cell(reports, **measure)
+                state.sw_picked_for = picked_for
             sweep_charts(reports, k, budget, state.sw_cell)
-            rows = evaluate_view.sweep_rows(reports, k=k)
+            rows = evaluate_view.sweep_rows(reports, **measure)
+            at = f"{budget} tokens" if by_budget else str(k)
             st.caption(
-                f"*vs best@{k}*: **tied** cells show no detectable difference from the best one "
+                f"*vs best@{at}*: **tied** cells show no detectable difference from the best one "
                 "on these questions (exact paired tests, Holm-corrected); only **worse** ones "
                 "are distinguishably worse."
             )
@@ -946,7 +801,9 @@ if tab_sweep.open:
                 s = reports[n].config.chunking
                 return (
                     f"cell {n}: size {s.size}, overlap {s.overlap} — coverage@{k} "
-                    f"{pct(reports[n].coverage_at_k[k])}, {reports[n].chunks:,} chunks"
+                    f"{pct(reports[n].coverage_at_k[k])}, @{budget} tokens "
+                    f"{pct(reports[n].coverage_at_budget.get(budget, 0.0))}, "
+                    f"{reports[n].chunks:,} chunks"
                 )
 
             left, right = st.columns([3, 2], vertical_alignment="bottom")
@@ -958,19 +815,18 @@ if tab_sweep.open:
             )
             picked = reports[state.sw_cell].config
             fits = fits_explorer(picked)
-            if right.button(
+            right.button(
                 "Load this configuration into the explorer",
                 key="sw_load",
                 type="primary",
                 disabled=not fits,
+                on_click=open_in_explorer,
+                args=(picked,),
                 help=(
-                    "Sets the main page's splitter, unit, size, overlap and heading prefix, "
-                    "and opens it."
-                    if fits
+                    "Shows this cell's configuration on the Explore page." if fits
                     else explorer_range(picked)
                 ),
-            ):
-                open_in_explorer(picked)
+            )  # fmt: skip
 
-# values this run chose (the best cell, a page) are kept too
-state[KEPT].update({key: state[key] for key in WIDGETS if key in state})
+if state.pop("goto_explore", False):
+    st.switch_page(EXPLORE)

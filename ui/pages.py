@@ -1,0 +1,72 @@
+"""Each page's widgets and their starting values, for the frame to keep while another page is
+shown (:func:`ui.frame.keep`). A widget that is not listed here forgets its value when the
+visitor leaves its page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.config import Config
+from explorer.evaluation.coverage import DEFAULT_BUDGETS, DEFAULT_KS
+from ui.answers import DEMO
+from ui.corpus_view import docs_from_argv
+from ui.settings import state_of
+from ui.sources import sample_paths
+
+EXPLORE_WIDGETS: dict[str, Any] = {
+    "k": DEMO.k,
+    "budget": DEMO.budget,
+    "view": "Query hits",
+    "only_flagged": False,
+    "raw": False,
+    "pdf_view": "Page image",
+    "page": 1,
+    "lesson": None,
+    "source": None,
+    "version_pick": None,
+}
+"""The Explore page's widgets (the question and evidence boxes are kept by their prefix)."""
+
+CORPUS_WIDGETS: dict[str, Any] = {
+    "cp_samples": [p.name for p in sample_paths()],
+    "cp_eval_docs": [],
+    "cp_uploaded": [],
+    "cp_folder": docs_from_argv(),
+    "cp_question": DEMO.question,
+    "cp_evidence": "\n".join(DEMO.evidence),
+    "cp_k": 5,
+    "cp_budget": 1024,
+    "cp_set": None,
+    "cp_map_doc": None,
+}
+
+SWEEP_GRIDS = {
+    "chars": ("400, 800, 1600", "0, 200"),
+    "words": ("75, 150, 300", "0, 30"),
+    "tokens": ("128, 256, 512", "0, 64"),
+    "model-tokens": ("64, 128, 256", "0, 32"),
+}
+"""A 3 × 2 grid of sizes and overlaps per unit."""
+EVALUATE_WIDGETS: dict[str, Any] = {
+    "eval_tab": "A/B",
+    "eval_docs_dir": "queries/docs",
+    "eval_docs": [],
+    "eval_kinds": [],
+    "qs_merge": False,
+    "ab_k": DEFAULT_KS[-1],
+    "ab_query": None,
+    "ab_pdf_view": "Page image",
+    "ab_page": None,
+    "sw_sizes": None,  # the grid of the sweep's unit, set on the first visit
+    "sw_overlaps": None,
+    "sw_k": DEFAULT_KS[-1],
+    "sw_budget": DEFAULT_BUDGETS[0],
+    "sw_cell": None,
+    "sw_best": "budget",
+}
+EVALUATE_CONFIGS = ("ab_A_", "ab_B_", "sw_")
+"""The Evaluate page's configurations: A, B and the sweep's, each keyed by its prefix."""
+EVALUATE_KEYS = tuple(k for p in EVALUATE_CONFIGS for k in state_of(Config(), prefix=p))
+"""Their widgets' keys (set on the first visit: A and the sweep from the main configuration)."""
+EVALUATE_PREFIXES = tuple(f"{p}opt_" for p in EVALUATE_CONFIGS)
+"""A library splitter's option widgets of each."""
