@@ -108,9 +108,10 @@ def _split(doc: Document, settings: ChunkSettings) -> list[Chunk]:
 
 
 def _register_all() -> None:
-    """Each adapter as a splitter name everywhere."""
+    """Each adapter as a splitter name everywhere; one without an overlap parameter gets a
+    left-out overlap of 0 (an overlap asked for is still refused, by :class:`AdapterSettings`)."""
     for name, spec in ADAPTERS.items():
-        register(name, _split, version=spec.version, check=adapter_settings)
+        register(name, _split, version=spec.version, check=adapter_settings, overlap=spec.overlap)
 
 
 _register_all()
