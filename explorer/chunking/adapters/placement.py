@@ -36,7 +36,8 @@ _MAX_CANDIDATES = 64
 
 @dataclass(frozen=True)
 class Placed:
-    """One library chunk placed in the document (the input of :func:`audit`)."""
+    """One library chunk placed in the document (the input of
+    :func:`~explorer.chunking.adapters.audit.audit`)."""
 
     index: int
     """Position in the library's output."""

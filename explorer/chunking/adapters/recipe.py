@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import builtins
 import importlib
+import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -255,7 +257,8 @@ HELPERS: dict[str, Helper] = {
 # --------------------------------------------------------------------------- running
 
 
-def _parse_path(path: str) -> list[tuple[bool, str | int]]:
+@lru_cache(maxsize=64)
+def _parse_path(path: str) -> tuple[tuple[bool, str | int], ...]:
     """``path`` as (attribute?, name or key) pairs: ``.a[0]['k']`` is an attribute, an index and
     a key."""
     parts: list[tuple[bool, str | int]] = []
@@ -271,13 +274,22 @@ def _parse_path(path: str) -> list[tuple[bool, str | int]]:
         pos = m.end()
     if pos != len(path):
         raise RecipeError(f"cannot read the path {path!r}")
-    return parts
+    return tuple(parts)
 
 
-def _follow(value: Any, path: str) -> Any:
-    for is_attr, part in _parse_path(path):
-        value = getattr(value, str(part)) if is_attr else value[part]
-    return value
+@lru_cache(maxsize=64)
+def _getter(path: str) -> Callable[[Any], Any]:
+    """A function reading ``path`` from a value (attributes alone: ``operator.attrgetter``)."""
+    parts = _parse_path(path)
+    if all(is_attr for is_attr, _ in parts) and parts:
+        return operator.attrgetter(".".join(str(p) for _, p in parts))
+
+    def follow(value: Any) -> Any:
+        for is_attr, part in parts:
+            value = getattr(value, str(part)) if is_attr else value[part]
+        return value
+
+    return follow
 
 
 class _Env:
@@ -342,7 +354,7 @@ class _Env:
     def read(self, what: Each | Ref) -> list[Any]:
         if isinstance(what, Ref):
             return list(self.get(what.name))
-        return [_follow(item, what.path) for item in self.get(what.items)]
+        return list(map(_getter(what.path), self.get(what.items)))
 
 
 def run_recipe(recipe: Recipe, text: str, *, encoding: str) -> Raw:
@@ -367,7 +379,7 @@ def run_recipe(recipe: Recipe, text: str, *, encoding: str) -> Raw:
             env.names[per.var] = item
             env.bind(last.target, env.call(last.call))
             more, at = read()
-            base = _follow(item, per.offset)
+            base = _getter(per.offset)(item)
             texts += more
             starts += [shift(base, s) for s in at]
     if len(starts) != len(texts):
