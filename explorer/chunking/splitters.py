@@ -87,6 +87,8 @@ CHECKS: dict[str, Callable[[ChunkSettings], object]] = {}
 """How each registered splitter checks its settings at construction (raises SettingsError)."""
 VERSIONS: dict[str, Callable[[], str]] = {}
 """Each registered splitter's version, asked for when needed (an installed library's)."""
+WITHOUT_OVERLAP: set[str] = set()
+"""Registered splitters that take no overlap: a left-out overlap is 0 for them."""
 
 
 def register(
@@ -95,16 +97,22 @@ def register(
     *,
     version: str | Callable[[], str] = "1",
     check: Callable[[ChunkSettings], object] | None = None,
+    overlap: bool = True,
 ) -> None:
     """Make ``splitter`` available as ``ChunkSettings(splitter=name)`` everywhere: the app, the
     command line, evaluation. Its chunks must satisfy ``doc.text[c.start:c.end] == c.text``;
-    ``check`` rejects settings it cannot take (at construction)."""
+    ``check`` rejects settings it cannot take (at construction). A splitter without an overlap
+    (``overlap=False``) gets 0 when the overlap is left out, instead of a share of the size."""
     if name in SPLITTERS:
         raise SettingsError(f"{name!r} is one of the built-in splitters")
     EXTERNAL[name] = splitter
     VERSIONS[name] = version if callable(version) else (lambda: str(version))
     if check is not None:
         CHECKS[name] = check
+    if overlap:
+        WITHOUT_OVERLAP.discard(name)
+    else:
+        WITHOUT_OVERLAP.add(name)
 
 
 Flag = Literal["oversize", "hard_cut", "table_split", "code_split"]
@@ -119,7 +127,7 @@ class ChunkSettings:
     size: int = 256
     overlap: int = None  # type: ignore[assignment]  # None: the default share of the size
     """Units a chunk shares with the one before it; left out, :data:`DEFAULT_OVERLAP_SHARE` of
-    the size (64 at 256)."""
+    the size (64 at 256), or 0 for a splitter that takes no overlap (:data:`WITHOUT_OVERLAP`)."""
     encoding: str = DEFAULT_ENCODING
     separators: tuple[str, ...] = RECURSIVE_LEVELS
     """Boundary levels of the ``recursive`` splitter, coarsest first (a hard cut always follows)."""
@@ -131,7 +139,8 @@ class ChunkSettings:
 
     def __post_init__(self) -> None:
         if self.overlap is None and isinstance(self.size, int) and not isinstance(self.size, bool):
-            object.__setattr__(self, "overlap", max(0, int(self.size * DEFAULT_OVERLAP_SHARE)))
+            share = 0.0 if self.splitter in WITHOUT_OVERLAP else DEFAULT_OVERLAP_SHARE
+            object.__setattr__(self, "overlap", max(0, int(self.size * share)))
         if self.splitter not in SPLITTERS and self.splitter not in EXTERNAL:
             names = ", ".join([*SPLITTERS, *EXTERNAL])
             raise SettingsError(f"unknown splitter {self.splitter!r}; choose one of {names}")
