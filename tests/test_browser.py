@@ -25,6 +25,9 @@ from tests.browser_util import (
     wait_for_app,
     wait_idle,
 )
+from explorer.config import Config
+from explorer.documents.load import load_document, load_path
+from explorer.workspace import Workspace
 from tests.conftest import SAMPLES
 from ui.answers import DEMO
 from ui.highlights import EVIDENCE_MISSED
@@ -69,6 +72,11 @@ def verdict_text(page: Any) -> str:
 
 
 def metric_value(page: Any, label: str) -> str:
+    """A metric of the chunking overview (opened first: it is folded away under the document)."""
+    overview = page.locator('[data-testid="stExpander"]').filter(has_text="Chunking: ").first
+    if not overview.locator('[data-testid="stMetric"]').first.is_visible():
+        overview.locator("summary").first.click()
+        page.wait_for_timeout(300)
     m = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
     return str(m.locator('[data-testid="stMetricValue"]').inner_text()).strip()
 
@@ -106,10 +114,11 @@ def test_selecting_a_chunk_outlines_it(page: Any) -> None:
 
 
 def test_a_chunk_far_down_is_scrolled_into_view(page: Any) -> None:
-    choose(page, "Document", "writing-guide.md")
-    choose(page, "Selected chunk", "#25 ")
+    choose(page, "Document", "writing-guide.md")  # on the recommended configuration
+    last = len(Workspace().chunks(load_path(SAMPLES / "writing-guide.md"), Config())) - 1
+    choose(page, "Selected chunk", f"#{last} ")
     page.wait_for_timeout(800)
-    badge = page.locator('.ce-doc .ce-badge.ce-selected[data-index="25"]')
+    badge = page.locator(f'.ce-doc .ce-badge.ce-selected[data-index="{last}"]')
     view = page.locator('[class*="st-key-doc_view"]').first
     b, v = badge.bounding_box(), view.bounding_box()
     assert v["y"] <= b["y"] <= v["y"] + v["height"] - b["height"]
@@ -120,7 +129,7 @@ def test_switching_documents_with_a_chunk_selected(page: Any) -> None:
     # a picker keeps its typed label in the browser; after a switch it must not come back as
     # a selection, nor crash the app (it once did, on the next click)
     choose(page, "Document", "writing-guide.md")
-    choose(page, "Selected chunk", "#25 ")
+    choose(page, "Selected chunk", "#20 ")
     choose(page, "Document", "field-manual.pdf")
     page.locator('[data-testid="stImage"] img').first.wait_for(timeout=60_000)
     page.get_by_role("button", name="Next ▶").click()
@@ -279,15 +288,19 @@ def test_a_long_document_is_drawn_a_window_at_a_time(page: Any) -> None:
     wait_idle(page)
     assert "Paragraph 10 talks" in shown_text(page)
     assert "Paragraph 7000 talks" not in shown_text(page)
-    choose(page, "Selected chunk", "#1500 ")
+    # the chunk where paragraph 6995 starts, on the recommended configuration an upload opens on
+    chunks = Workspace().chunks(load_document(text.encode(), name="long.md"), Config())
+    at = text.index("Paragraph 6995 talks")
+    far = next(c.index for c in chunks if c.start <= at < c.end)
+    choose(page, "Selected chunk", f"#{far} ")
     page.wait_for_timeout(800)
-    badge = page.locator('.ce-doc .ce-badge.ce-selected[data-index="1500"]')
+    badge = page.locator(f'.ce-doc .ce-badge.ce-selected[data-index="{far}"]')
     view = page.locator('[class*="st-key-doc_view"]').first
     b, v = badge.bounding_box(), view.bounding_box()
     assert v["y"] <= b["y"] <= v["y"] + v["height"] - b["height"]  # scrolled into view
     assert "showing characters 0–" not in page.locator('[data-testid="stMain"]').inner_text()
     assert "Paragraph 10 talks" not in shown_text(page)
-    assert "Paragraph 6995 talks" in shown_text(page)  # where chunk 1500 starts
+    assert "Paragraph 6995 talks" in shown_text(page)
     screenshot(page, "browser-9-long-window.png")
 
 

@@ -147,14 +147,14 @@ def document_panel(shown: Shown) -> None:
         *(VIEWS if answer is not None else ["Chunks"]),
         *(["Changes"] if shown.changes else []),
     ]
-    if state.get("view") not in views:
-        state.view = "Query hits" if answer is not None else "Chunks"
+    view = state.get("view") if state.get("view") in views else "Chunks"
     pages = [c.page_start for c in chunks]
     shown_idx = chunk_view.visible_indices(chunks, shown.diagnosis, only_flagged=state.only_flagged)
 
     with st.container(key="ce_hide_view"):
-        view_col, pick_col, link_col = st.columns([5, 4, 1], vertical_alignment="bottom")
+        view_col, pick_col, link_col = st.columns([9, 8, 3], vertical_alignment="bottom")
         if len(views) > 1:
+            state.view = view  # the radio shows the view drawn (the state keeps it otherwise)
             view_col.radio(
                 "Show on the document",
                 views,
@@ -185,16 +185,16 @@ def document_panel(shown: Shown) -> None:
             "Selected chunk",
             options,
             key=picker,
-            placeholder="Pick a chunk to see its details",
+            placeholder="Pick a chunk here or in the table",
             format_func=lambda i: chunk_view.chunk_label(chunks[i]),
             on_change=_on_pick,
             args=(picker, pages),
         )
-        view = state.view
+        view = state.view if len(views) > 1 else view
         link = shown.view.replace(chunk=selected, view=view, page=state.get("page", 1))
         params = link.params(pdf=doc.kind == "pdf")
         st.query_params.from_dict(params)  # the address bar always holds this view's link
-        with link_col.popover("", icon=":material/link:", help="Copy a link to this view"):
+        with link_col.popover("Copy link", icon=":material/link:", help="A link to this view"):
             st.caption("This view, as a link:")
             st.code(link_url(shown.url, params), language=None, wrap_lines=True)
             if link.uploaded:
