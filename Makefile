@@ -25,8 +25,8 @@ chromium:
 	  else echo "warning: chromium is missing; run 'sudo apt-get install chromium' for the browser tests"; fi; }
 
 lint: $(STAMP)
-	$(BIN)/ruff check explorer ui benchmarks tests app.py pages
-	$(BIN)/ruff format --check explorer ui benchmarks tests app.py pages
+	$(BIN)/ruff check explorer ui benchmarks tests app.py app_pages
+	$(BIN)/ruff format --check explorer ui benchmarks tests app.py app_pages
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -25,12 +25,11 @@ from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk
 from explorer.documents.model import SUPPORTED_SUFFIXES, Document
 from explorer.errors import ExplorerError
-from explorer.evaluation import queries as query_sets
 from explorer.evaluation.coverage import evaluate
+from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map
 from explorer.workspace import Pending
-from ui import corpus_view as cv
-from ui import frame, render, render_markdown, widgets
+from ui import corpus_view, frame, render, render_markdown, widgets
 from ui.answers import evidence_phrases, first_words, n_of
 from ui.document_view import highlights_key
 from ui.safe import md_escape, md_text
@@ -94,7 +93,7 @@ def on_upload() -> None:
 
 
 def open_hit(view: Any, entry: tuple[str, str, bytes] | None) -> None:
-    """Show the hit's document on the Explore page at the hit (see :func:`cv.open_at_hit`)."""
+    """Show the hit's document on the Explore page at the hit (:func:`corpus_view.open_at_hit`)."""
     if entry is not None:  # the Explore page opens samples and the session's uploads
         remember(state.setdefault("uploads", {}), view.source, entry)
     view.apply(state)
@@ -194,9 +193,7 @@ if not docs:
     st.info("Choose documents in the sidebar: samples, evaluation documents, uploads or a folder.")
     st.stop()
 
-config = widgets.configuration()
-if config is None:
-    st.stop()
+config = widgets.configuration() or widgets.stop()
 st.caption(f"Configuration (sidebar): {md_text(describe_config(config))}")
 corpus = ws.view(documents=docs)  # this corpus's names, over the session's workspace
 try:
@@ -209,7 +206,7 @@ diagnoses = {n: check(d.key, settings_key, d, chunks[n]) for n, d in docs.items(
 
 # --------------------------------------------------------------------------- overview
 
-rows = cv.overview_rows(docs, chunks, diagnoses)
+rows = corpus_view.overview_rows(docs, chunks, diagnoses)
 cols = st.columns(4)
 cols[0].metric("Documents", len(docs))
 cols[1].metric("Chunks", sum(r["chunks"] for r in rows))
@@ -294,8 +291,8 @@ else:
 if answer is not None:
     if answer.verdict:
         widgets.verdict_box(answer.verdict)
-        st.dataframe(cv.evidence_rows(answer), hide_index=True, key="cp_evidence_table")
-    groups = cv.group_hits(answer)
+        st.dataframe(corpus_view.evidence_rows(answer), hide_index=True, key="cp_evidence_table")
+    groups = corpus_view.group_hits(answer)
     st.markdown(
         f"**Top {len(answer.hits)} of {len(answer.ranking):,} chunks** in "
         f"{sum(1 for g in groups if g.hits)} of {len(docs)} documents ({config.retriever}); an "
@@ -311,13 +308,13 @@ if answer is not None:
             )
             if group.hits:
                 st.dataframe(
-                    cv.hit_rows(group, chunks[group.doc], count=count),
+                    corpus_view.hit_rows(group, chunks[group.doc], count=count),
                     hide_index=True,
                     key=f"cp_hits_{group.doc}",
                 )
             with st.container(horizontal=True):
                 for h in group.hits:
-                    target = cv.open_at_hit(
+                    target = corpus_view.open_at_hit(
                         answer,
                         h,
                         chunks[h.doc],
@@ -358,7 +355,7 @@ set_col.selectbox(
 queries = []
 if state.get("cp_set") in sets:
     try:
-        queries = [q for q in query_sets.load_queries(sets[state.cp_set]) if q.doc in docs]
+        queries = [q for q in load_queries(sets[state.cp_set]) if q.doc in docs]
     except ExplorerError as exc:
         widgets.message("error", str(exc))
 corpus_key = tuple((n, d.key) for n, d in docs.items())
@@ -385,7 +382,7 @@ elif state.cp_map is not None and state.cp_map[0] == map_key:
     st.markdown(
         f"Coverage@{state.cp_k} over the corpus: **{coverage:.0%}** of {len(queries)} questions."
     )
-    st.dataframe(cv.reach_rows(reach), hide_index=True, key="cp_reach")
+    st.dataframe(corpus_view.reach_rows(reach), hide_index=True, key="cp_reach")
     names = list(reach)
     if state.get("cp_map_doc") not in names:
         state.cp_map_doc = names[0]
@@ -406,5 +403,5 @@ elif state.cp_map is not None and state.cp_map[0] == map_key:
             hide_index=True,
             key="cp_always",
         )
-    highlights = cv.reach_highlights(shown, chunks[shown.doc])
+    highlights = corpus_view.reach_highlights(shown, chunks[shown.doc])
     st.html(document_html(shown_doc.key, highlights_key(highlights), shown_doc, highlights))

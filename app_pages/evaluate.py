@@ -31,13 +31,19 @@ from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError, QuerySetError
 from explorer.evaluation import compare
-from explorer.evaluation import queries as query_sets
 from explorer.evaluation.coverage import EvalReport, evaluate, flipped, sweep, sweep_cells
-from explorer.evaluation.queries import Query, parse_queries
+from explorer.evaluation.queries import (
+    Query,
+    documents_named,
+    dumps,
+    merge,
+    parse_queries,
+    read_query_set,
+)
 from explorer.workspace import Workspace
 from ui import evaluate_view, frame, render, render_markdown, render_pdf, widgets
 from ui.answers import n_of
-from ui.chunks import scroll_script, window_note
+from ui.chunk_view import scroll_script, window_note
 from ui.pages import SWEEP_GRIDS
 from ui.safe import md_escape, md_text
 from ui.settings import SIZE_RANGES, config_of, describe_config, splitter_names, state_of
@@ -133,7 +139,7 @@ if "eval_link_read" not in state:  # a link to an A/B opens it: both configurati
 def set_query_set(loaded: list[dict[str, Any]], source: str) -> None:
     """Replace the query set, or add the new ids to it when "add" is on."""
     if state.qs_merge:
-        state.query_set, skipped = query_sets.merge(state.query_set, loaded)
+        state.query_set, skipped = merge(state.query_set, loaded)
         note = f"Added {n_of(len(loaded) - len(skipped), 'question')} from {source}."
         if skipped:
             note += f" Skipped {len(skipped)} whose id is already in the set: {', '.join(skipped)}."
@@ -158,7 +164,7 @@ def on_upload() -> None:
     if file is None:
         return
     try:
-        loaded = query_sets.read_query_set(file.getvalue(), name=file.name)
+        loaded = read_query_set(file.getvalue(), name=file.name)
     except ExplorerError as exc:
         state.qs_error = str(exc)
         return
@@ -216,7 +222,7 @@ def pct(x: float) -> str:
 folder = Path(state.eval_docs_dir).expanduser()
 folder = folder if folder.is_absolute() else REPO / folder
 items: list[dict[str, Any]] = state.query_set
-docs_named = query_sets.documents_named(items)
+docs_named = documents_named(items)
 kinds = sorted({str(i["kind"]) for i in items if i.get("kind")})
 state.eval_docs = [d for d in state.eval_docs if d in docs_named]
 state.eval_kinds = [k for k in state.eval_kinds if k in kinds]
@@ -371,7 +377,7 @@ if tab_set.open:
         )
         st.download_button(
             "Download the query set (JSON)",
-            query_sets.dumps(state.query_set),
+            dumps(state.query_set),
             file_name="query-set.json",
             mime="application/json",
             on_click="ignore",
@@ -736,16 +742,16 @@ if tab_sweep.open:
                 state.sweep_result = {"reports": reports, "seconds": time.monotonic() - t0}
                 state.sw_picked_for = None  # the best cell is picked below
             bar.empty()
-        sweep = state.get("sweep_result")
-        if sweep is None:
+        swept = state.get("sweep_result")
+        if swept is None:
             st.caption("Run the sweep to chart coverage, chunk count and index size.")
         else:
-            reports = sweep["reports"]
+            reports = swept["reports"]
             first = reports[0]
             st.caption(
                 f"{first.config.chunking.splitter}, {first.config.retriever}: "
                 f"{n_of(len(reports), 'cell')} × {n_of(len(first.results), 'question')} in "
-                f"{sweep['seconds']:.1f} s"
+                f"{swept['seconds']:.1f} s"
             )
             left, mid, right, _ = st.columns([1, 1, 1, 1])
             left.segmented_control("k", list(first.ks), key="sw_k", required=True)
@@ -762,7 +768,7 @@ if tab_sweep.open:
             budget = state.sw_budget if state.sw_budget in first.budgets else first.budgets[0]
             by_budget = state.get("sw_best", "budget") == "budget" and bool(first.budgets)
             measure = {"budget": budget} if by_budget else {"k": k}
-            picked_for = (id(sweep), tuple(measure.items()))
+            picked_for = (id(swept), tuple(measure.items()))
             if state.get("sw_picked_for") != picked_for or state.get("sw_cell") not in range(
                 len(reports)
             ):

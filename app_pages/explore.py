@@ -24,14 +24,13 @@ from explorer.chunking.diagnostics import ISSUES, Diagnosis, diagnose
 from explorer.chunking.diff import ChunkDiff, diff_chunks
 from explorer.chunking.export import chunk_record, manifest, to_jsonl
 from explorer.chunking.measures import get_measure
-from explorer.config import Config
+from explorer.chunking.splitters import Chunk
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError
-from explorer.evaluation import queries as query_sets
 from explorer.evaluation.lessons import Lesson, Setting
+from explorer.evaluation.queries import add_query
 from explorer.workspace import Chunking, Pending, Workspace
-from ui import charts, evaluate_view, frame, widgets
-from ui import chunks as chunk_view
+from ui import charts, chunk_view, evaluate_view, frame, settings, widgets
 from ui.answers import (
     DEMO,
     candidate_rows,
@@ -55,8 +54,14 @@ from ui.lessons import (
 )
 from ui.safe import md_escape, md_text
 from ui.settings import config_of
-from ui.sources import QUERY_SET, SAMPLES_DIR, UPLOAD_TYPES, check_upload_size, remember
-from ui.sources import sample_paths as sample_files
+from ui.sources import (
+    QUERY_SET,
+    SAMPLES_DIR,
+    UPLOAD_TYPES,
+    check_upload_size,
+    remember,
+    sample_paths,
+)
 from ui.view_state import View, link_url, query_keys
 
 state = st.session_state
@@ -67,16 +72,15 @@ count = get_measure("tokens").count
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def diagnosis_of(
-    doc_key: str, chunking_key: str, prefix: bool, _doc: Document, _chunks: list
+    doc_key: str, chunking_key: str, prefix: bool, _doc: Document, _chunks: list[Chunk]
 ) -> Diagnosis:
     return diagnose(_doc, _chunks, heading_prefix=prefix, model_measure=get_measure("model-tokens"))
 
 
 @st.cache_resource(max_entries=8, show_spinner="Comparing the versions…")
 def version_diff(
-    old_key: str, new_key: str, chunking_key: str, _old: Document, _old_chunks: list,
-    _new: Document,
-    _new_chunks: list,
+    old_key: str, new_key: str, chunking_key: str, _old: Document, _old_chunks: list[Chunk],
+    _new: Document, _new_chunks: list[Chunk],
 ) -> ChunkDiff:  # fmt: skip
     return diff_chunks(_old, _old_chunks, _new, _new_chunks)
 
@@ -210,7 +214,7 @@ def on_add_query(doc_name: str, question_key: str, evidence_key: str) -> None:
     if "query_set" not in state:
         state.query_set = evaluate_view.bundled_query_set(QUERY_SET)
     try:
-        state.query_set, new = query_sets.add_query(
+        state.query_set, new = add_query(
             state.query_set,
             doc=doc_name,
             query=state[question_key],
@@ -230,7 +234,7 @@ def on_add_query(doc_name: str, question_key: str, evidence_key: str) -> None:
 
 # --------------------------------------------------------------------------- sidebar
 
-samples = {p.name: p for p in sample_files()}
+samples = {p.name: p for p in sample_paths()}
 sources = [*samples, *state.uploads]
 if not sources:
     st.error(f"No sample documents found in {SAMPLES_DIR.name}/ — upload a file to start.")
@@ -311,9 +315,7 @@ except ExplorerError as exc:
     widgets.message("error", str(exc))
     st.stop()
 
-config = widgets.configuration()
-if config is None:
-    st.stop()
+config = widgets.configuration() or widgets.stop()
 uploaded = state.source in state.uploads
 
 # --------------------------------------------------------------------------- title
@@ -380,13 +382,13 @@ with ask_col:
             "styles.",
         )
         left, right = st.columns(2)
-        left.slider("Top k", 1, widgets.settings.TOP_K_MAX, key="k", help="How many chunks.")
+        left.slider("Top k", 1, settings.TOP_K_MAX, key="k", help="How many chunks.")
         right.selectbox(
             "Token budget",
-            widgets.settings.BUDGETS,
+            settings.BUDGETS,
             key="budget",
-            format_func=widgets.settings.budget_label,
-            help=widgets.settings.BUDGET_HELP,
+            format_func=settings.budget_label,
+            help=settings.BUDGET_HELP,
         )
     placeholder = st.empty()
     if question and chunks:
@@ -558,7 +560,7 @@ with ask_col:
 
 changes: ChunkDiff | None = None
 old_doc: Document | None = None
-old_chunks: list = []
+old_chunks: list[Chunk] = []
 if state.get("version") is not None and config.chunking.splitter != "semantic":
     label, old_name, _old_sha, old_data = state.version
     try:
@@ -601,7 +603,7 @@ def draw_overview(made: Chunking, diagnosis: Diagnosis) -> None:
     unit = config.chunking.unit
     head = (
         f"Chunking: {len(chunks):,} chunks, {len(flagged):,} flagged "
-        f"({md_text(widgets.settings.describe_config(config))})"
+        f"({md_text(settings.describe_config(config))})"
     )
     with st.expander(head, expanded=bool(made.library) or state.only_flagged):
         for warning in doc.warnings:
@@ -660,7 +662,7 @@ def draw_overview(made: Chunking, diagnosis: Diagnosis) -> None:
     )
 
 
-def draw_versions(changes: ChunkDiff, old_doc: Document, old_chunks: Sequence) -> None:
+def draw_versions(changes: ChunkDiff, old_doc: Document, old_chunks: Sequence[Chunk]) -> None:
     label = state.version[0]
     st.subheader(f"What changed since {label}", anchor=False)
     counts = changes.counts()

@@ -1,6 +1,9 @@
-"""App benchmark: how long a rerun takes after a slider change on a long PDF, and peak memory.
+"""App benchmark: how long a rerun takes after a slider change on a long PDF, and peak memory;
+and, in a real browser, how long turning a page and selecting a chunk take, side by side with
+another checkout (the base commit).
 
-Run ``python -m benchmarks.bench_app`` (options: ``--pages N``, ``--repeat N``, ``--profile``).
+Run ``python -m benchmarks.bench_app`` (options: ``--pages N``, ``--repeat N``, ``--profile``;
+``--browser`` for the browser figures, ``--base DIR`` to put another checkout beside them).
 
 What it does. It builds a PDF of at least ``--pages`` pages by appending the PDFs of
 ``shared/corpus/`` (sorted by name) in turn with PyMuPDF's ``insert_pdf``, into a temporary
@@ -107,12 +110,105 @@ def _move(at: Any, size: int) -> float:
     return ms
 
 
+def _latency(page: Any, act: Callable[[], None], changed: str, *, timeout: float = 60_000) -> float:
+    """Milliseconds from ``act`` to the moment the app has finished its rerun and the page
+    image's source has changed (``changed`` is the source before): what a person waits for."""
+    t = time.perf_counter()
+    act()
+    page.wait_for_function(
+        """(old) => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            const run = app ? app.getAttribute('data-test-script-state') : 'running';
+            const img = document.querySelector('[data-testid="stImage"] img');
+            return img && img.complete && img.getAttribute('src') !== old
+                && run !== 'running' && run !== 'rerunRequested';
+        }""",
+        arg=changed,
+        polling="raf",
+        timeout=timeout,
+    )
+    return (time.perf_counter() - t) * 1000
+
+
+def _image_src(page: Any) -> str:
+    return str(page.locator('[data-testid="stImage"] img').first.get_attribute("src"))
+
+
+def _open_in_browser(b: Any, url: str, pdf: Path) -> Any:
+    """A page on the app at ``url`` with ``pdf`` uploaded and its first page drawn."""
+    from tests.browser_util import wait_idle
+
+    page = b.new_context(viewport={"width": 1500, "height": 1000}).new_page()
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stFileUploaderDropzoneInput"]', state="attached",
+                           timeout=180_000)  # fmt: skip
+    wait_idle(page, 180_000)
+    page.locator('.st-key-upload input[type="file"]').set_input_files(str(pdf))
+    page.wait_for_selector('[data-testid="stImage"] img', timeout=300_000)
+    wait_idle(page, 300_000)
+    return page
+
+
+def _pick_chunk(page: Any, index: int) -> Callable[[], None]:
+    """Open the chunk picker and type the chunk's number; the returned act clicks its option."""
+    box = page.get_by_role("combobox", name="Selected chunk", exact=True)
+    box.click()
+    box.press("Control+a")
+    page.keyboard.type(f"#{index} ")
+    option = page.get_by_role("option", name=f"#{index} ", exact=False).first
+    option.wait_for()
+    return lambda: option.click()
+
+
+def browser_figures(pdf: Path, base: Path | None, repeat: int) -> None:
+    """Page turns and chunk selections on the PDF in Chromium: this checkout, and ``base``."""
+    import contextlib
+
+    from tests.browser_util import browser, running_app, wait_idle
+
+    apps = [("this checkout", REPO)] + ([("base", base)] if base is not None else [])
+    with contextlib.ExitStack() as stack:
+        b = stack.enter_context(browser())
+        pages = {}
+        for label, root in apps:
+            url = stack.enter_context(running_app(timeout=120.0, root=root))
+            pages[label] = _open_in_browser(b, url, pdf)
+        turns: dict[str, list[float]] = {label: [] for label in pages}
+        picks: dict[str, list[float]] = {label: [] for label in pages}
+        for n in range(repeat):  # alternating, so a busy moment of the machine hits both
+            for label, page in pages.items():
+                next_page = page.get_by_role("button", name="Next ▶")
+                turns[label].append(_latency(page, next_page.click, _image_src(page)))
+        for n in range(repeat):
+            for label, page in pages.items():
+                act = _pick_chunk(page, 40 + 7 * n)
+                picks[label].append(_latency(page, act, _image_src(page)))
+                wait_idle(page)
+    print(f"{'in Chromium, median (min–max) ms':<40}" + "".join(f"{a:>26}" for a in pages))
+    for name, figures in (("turn to the next page", turns), ("select a chunk", picks)):
+        cells = [
+            f"{statistics.median(v):.0f} ({min(v):.0f}–{max(v):.0f})" for v in figures.values()
+        ]
+        print(f"{name + f' ({repeat} runs)':<40}" + "".join(f"{c:>26}" for c in cells))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_app", description=__doc__)
     parser.add_argument("--pages", type=int, default=100, help="at least this many pages")
     parser.add_argument("--repeat", type=int, default=15, help="reruns per figure")
     parser.add_argument("--profile", action="store_true", help="profile the cached reruns")
+    parser.add_argument(
+        "--browser", action="store_true", help="also time page turns and chunk selections"
+    )
+    parser.add_argument("--base", type=Path, help="another checkout to time beside this one")
+    parser.add_argument("--browser-only", action="store_true", help="only the browser figures")
     args = parser.parse_args(argv)
+    if args.browser or args.browser_only:
+        with tempfile.TemporaryDirectory(prefix="bench-app-") as tmp:
+            pdf = build_pdf(Path(tmp), min_pages=args.pages)
+            browser_figures(pdf, args.base, args.repeat)
+        if args.browser_only:
+            return 0
 
     with tempfile.TemporaryDirectory(prefix="bench-app-") as tmp:
         pdf = build_pdf(Path(tmp), min_pages=args.pages)
@@ -145,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         tracemalloc.stop()
 
     med_cached = statistics.median(cached)
-    from ui.view import DEMO
+    from ui.answers import DEMO
 
     d = DEMO.settings
     print(f"chunks at the app's opening settings: {chunks} ({d.splitter}, {d.unit}, {d.size})")

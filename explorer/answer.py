@@ -39,24 +39,85 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk
 from explorer.config import Config
 from explorer.corpus import Corpus, CorpusHit, CorpusPiece, DocSpan
 from explorer.errors import SettingsError
-from explorer.retrieval import evidence as _evidence
 from explorer.retrieval.context import ContextPiece, Span, union, widen_to_budget
-from explorer.retrieval.evidence import Evidence, Limits, Verdict
+from explorer.retrieval.evidence import Evidence, Limits, Verdict, check
 from explorer.retrieval.index import Hit
 
 DEFAULT_K = 5
 """How many chunks an answer retrieves unless told otherwise."""
 
 
+class How(TypedDict, total=False):
+    """How :func:`answer` takes its question: ``k``, ``budget``, a ``ranking`` already made, the
+    ``known`` evidence spans and the ``doc`` they are in (see :func:`answer` for each)."""
+
+    k: int | None
+    budget: int | None
+    ranking: Sequence[CorpusHit] | None
+    known: Sequence[Span | None]
+    doc: str | None
+
+
+class _Judged:
+    """What an answer says of its evidence, read off its :class:`Verdict` (one rule for both
+    kinds of answer), and the part of its JSON they share."""
+
+    evidence: tuple[Evidence, ...]
+    question: str
+    config: Config
+    k: int | None
+    budget: int | None
+    tokens: int
+    widened: bool
+    limits: Limits | None
+
+    @property
+    def verdict(self) -> Verdict | None:  # pragma: no cover - each answer says its own
+        raise NotImplementedError
+
+    @property
+    def complete(self) -> bool:
+        """Every evidence phrase was found and lies inside the context."""
+        return self.verdict is not None and self.verdict.complete
+
+    @property
+    def covered(self) -> bool:
+        """Every evidence phrase found lies inside the context (see :attr:`Verdict.covered`)."""
+        return self.verdict is not None and self.verdict.covered
+
+    @property
+    def scored(self) -> bool:
+        """At least one evidence phrase was found."""
+        return any(e.found for e in self.evidence)
+
+    def _json(self, **parts: Any) -> dict[str, Any]:
+        """The JSON form: the question, k, budget and configuration, then ``parts`` (hits,
+        context, evidence …), then the tokens, the limits and the verdict."""
+        verdict = self.verdict
+        head = {"question": self.question, "k": self.k, "budget": self.budget}
+        evidence = parts.pop("evidence")
+        return {
+            **head,
+            "config": self.config.to_json(),
+            **parts,
+            "tokens": self.tokens,
+            "widened": self.widened,
+            **limits_json(self.limits),
+            "evidence": evidence,
+            "verdict": None if verdict is None else verdict.sentence(),
+            "verdict_kind": None if verdict is None else verdict.kind,
+        }
+
+
 @dataclass(frozen=True)
-class Answer:
+class Answer(_Judged):
     """What one question gets from one document under one configuration, ``k`` and budget: the
     whole answer of a single document, or one document's part of a corpus's answer."""
 
@@ -91,21 +152,6 @@ class Answer:
         return Verdict(self.evidence, self.limits) if self.evidence else None
 
     @property
-    def complete(self) -> bool:
-        """Every evidence phrase was found and lies inside the context."""
-        return self.verdict is not None and self.verdict.complete
-
-    @property
-    def covered(self) -> bool:
-        """Every evidence phrase found lies inside the context (see :attr:`Verdict.covered`)."""
-        return self.verdict is not None and self.verdict.covered
-
-    @property
-    def scored(self) -> bool:
-        """At least one evidence phrase was found in the document."""
-        return any(e.found for e in self.evidence)
-
-    @property
     def headers(self) -> tuple[Span, ...]:
         """Table header rows the context brought along (once each)."""
         return tuple(sorted({h for p in self.pieces for h in p.headers}))
@@ -116,25 +162,15 @@ class Answer:
         ``count`` counts a hit's own tokens (default: cl100k over its text).
         """
         count = count or get_measure("tokens").count
-        verdict = self.verdict
-        return {
-            "question": self.question,
-            "k": self.k,
-            "budget": self.budget,
-            "config": self.config.to_json(),
-            "hits": [hit_json(h, chunks[h.index], count) for h in self.hits],
-            "context": [{"start": s, "end": e} for s, e in self.context],
-            "tokens": self.tokens,
-            "widened": self.widened,
-            **limits_json(self.limits),
-            "evidence": [evidence_json(r) for r in self.evidence],
-            "verdict": None if verdict is None else verdict.sentence(),
-            "verdict_kind": None if verdict is None else verdict.kind,
-        }
+        return self._json(
+            hits=[hit_json(h, chunks[h.index], count) for h in self.hits],
+            context=[{"start": s, "end": e} for s, e in self.context],
+            evidence=[evidence_json(r) for r in self.evidence],
+        )
 
 
 @dataclass(frozen=True)
-class CorpusAnswer:
+class CorpusAnswer(_Judged):
     """What one question gets from a corpus under one configuration, ``k`` and budget."""
 
     question: str
@@ -180,18 +216,6 @@ class CorpusAnswer:
         )
 
     @property
-    def complete(self) -> bool:
-        return self.verdict is not None and self.verdict.complete
-
-    @property
-    def covered(self) -> bool:
-        return self.verdict is not None and self.verdict.covered
-
-    @property
-    def scored(self) -> bool:
-        return any(e.found for e in self.evidence)
-
-    @property
     def headers(self) -> tuple[DocSpan, ...]:
         return tuple(sorted({(p.doc, *h) for p in self.pieces for h in p.headers}))
 
@@ -205,24 +229,14 @@ class CorpusAnswer:
         """As :meth:`Answer.to_json`, every hit, context span and evidence phrase naming its
         ``doc``; ``chunks`` are each document's (:attr:`Corpus.chunks`)."""
         count = count or get_measure("tokens").count
-        verdict = self.verdict
-        return {
-            "question": self.question,
-            "k": self.k,
-            "budget": self.budget,
-            "config": self.config.to_json(),
-            "documents": len(self.documents),
-            "hits": [
+        return self._json(
+            documents=len(self.documents),
+            hits=[
                 {"doc": h.doc, **hit_json(h.hit, chunks[h.doc][h.index], count)} for h in self.hits
             ],
-            "context": [{"doc": d, "start": s, "end": e} for d, s, e in self.context],
-            "tokens": self.tokens,
-            "widened": self.widened,
-            **limits_json(self.limits),
-            "evidence": [{"doc": r.doc, **evidence_json(r)} for r in self.evidence],
-            "verdict": None if verdict is None else verdict.sentence(),
-            "verdict_kind": None if verdict is None else verdict.kind,
-        }
+            context=[{"doc": d, "start": s, "end": e} for d, s, e in self.context],
+            evidence=[{"doc": r.doc, **evidence_json(r)} for r in self.evidence],
+        )
 
 
 def hit_json(h: Hit, chunk: Chunk, count: Any) -> dict[str, Any]:
@@ -435,7 +449,7 @@ def _check(
                     doc=name if e.found else None,
                     cut_by=limits.cut(e.best_rank) if e.found and not e.covered else None,
                 )
-                for e in _evidence.check(
+                for e in check(
                     evidence,
                     r.doc.text,
                     r.chunks,

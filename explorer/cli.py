@@ -593,7 +593,6 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
 
 def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from explorer.chunking.diff import diff_chunks
-    from explorer.evaluation.queries import load_queries as load
 
     ws = Workspace()
     old, new = _load(args.old, ws), _load(args.new, ws)
@@ -608,7 +607,7 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     if args.queries:
         names = {old.name, new.name, Path(args.old).name, Path(args.new).name}
         verdicts = []
-        for q in load(args.queries):
+        for q in load_queries(args.queries):
             if q.doc not in names:
                 continue
             was, now = (

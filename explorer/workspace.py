@@ -31,12 +31,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack
 
-from explorer.answer import DEFAULT_K, Answer, CorpusAnswer, answer
+from explorer.answer import DEFAULT_K, Answer, CorpusAnswer, How, answer
 from explorer.chunking.splitters import Chunk, ChunkSettings, split
 from explorer.config import Config
-from explorer.corpus import Corpus, CorpusHit
+from explorer.corpus import Corpus
 from explorer.documents.folder import Loaded, Skipped, load_folder, load_paths
 from explorer.documents.load import load_document
 from explorer.documents.model import Document, sha256_of
@@ -474,24 +474,12 @@ class Workspace:
         *,
         config: Config,
         names: Sequence[str | Document] | None = None,
-        k: int | None = DEFAULT_K,
-        budget: int | None = None,
-        ranking: Sequence[CorpusHit] | None = None,
-        known: Sequence[Span | None] = (),
-        doc: str | None = None,
+        **how: Unpack[How],
     ) -> CorpusAnswer:
-        """The answer to ``question`` from the named documents (default: all) under ``config``
-        (:func:`explorer.answer.answer`); ``doc`` names the one the evidence is in."""
-        return answer(
-            self.corpus(config, names),
-            question,
-            evidence,
-            k=k,
-            budget=budget,
-            ranking=ranking,
-            known=known,
-            doc=doc,
-        )
+        """The answer to ``question`` from the named documents (default: all) under ``config``:
+        :func:`explorer.answer.answer` over them as one corpus, ``how`` as it takes it (``k``,
+        ``budget``, ``ranking``, ``known``, ``doc``)."""
+        return answer(self.corpus(config, names), question, evidence, **how)
 
     def ask(
         self,
@@ -499,13 +487,14 @@ class Workspace:
         question: str,
         evidence: Sequence[str] = (),
         *,
-        config: Config,
+        config: Config | None = None,
         k: int | None = DEFAULT_K,
         budget: int | None = None,
         known: Sequence[Span | None] = (),
     ) -> Answer:
         """The answer to ``question`` from one document: a corpus of one."""
         name = self._name_of(doc)
+        config = config if config is not None else Config()
         whole = self.answer(
             question, evidence, config=config, names=[name], k=k, budget=budget, known=known
         )
@@ -545,19 +534,9 @@ def shared_workspace() -> Workspace:
         return _SHARED
 
 
-def ask(
-    doc: Document,
-    question: str,
-    evidence: Sequence[str] = (),
-    *,
-    config: Config | None = None,
-    k: int | None = DEFAULT_K,
-    budget: int | None = None,
-    workspace: Workspace | None = None,
-) -> Answer:
+def ask(doc: Document, question: str, evidence: Sequence[str] = (), **how: Any) -> Answer:
     """Answer ``question`` from ``doc``: hits, context, evidence and verdict (the rule is
-    :func:`explorer.answer.answer`'s). ``workspace`` keeps the document's chunks, index and
-    vectors (default: one shared by every call in this process, so asking again chunks and
-    embeds nothing)."""
-    ws = workspace if workspace is not None else shared_workspace()
-    return ws.ask(doc, question, evidence, config=config or Config(), k=k, budget=budget)
+    :func:`explorer.answer.answer`'s). ``how`` is what :meth:`Workspace.ask` takes (``config``,
+    default the recommended one; ``k``; ``budget``; ``known``), asked of the process's shared
+    workspace, so asking again about the same document chunks and embeds nothing."""
+    return shared_workspace().ask(doc, question, evidence, **how)

@@ -40,8 +40,9 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_app(timeout: float = 60.0) -> Iterator[str]:
-    """Start ``streamlit run app.py`` on 127.0.0.1 and yield its URL; stop it afterwards."""
+def running_app(timeout: float = 60.0, root: Path = REPO) -> Iterator[str]:
+    """Start ``streamlit run app.py`` (of the checkout at ``root``) on 127.0.0.1 and yield its
+    URL; stop it afterwards."""
     port = free_port()
     cmd = [
         sys.executable,
@@ -62,7 +63,7 @@ def running_app(timeout: float = 60.0) -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     with (
         open(ARTIFACTS / f"streamlit-{port}.log", "wb") as log,
-        subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT) as proc,
+        subprocess.Popen(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT) as proc,
     ):
         try:
             _wait_healthy(proc, url, timeout)

@@ -30,7 +30,7 @@ from explorer.retrieval.index import passages
 from explorer.workspace import Workspace
 from tests.conftest import REPO, SAMPLES
 from ui import charts
-from ui.chunks import (
+from ui.chunk_view import (
     PASSAGE_SEPARATOR,
     chunk_from_table,
     neighbour_overlap,

@@ -14,6 +14,9 @@ from typing import Any
 
 import pytest
 
+from explorer.config import Config
+from explorer.documents.load import load_document, load_path
+from explorer.workspace import Workspace
 from tests.browser_util import (
     ARTIFACTS,
     app_url_fixture,
@@ -25,9 +28,6 @@ from tests.browser_util import (
     wait_for_app,
     wait_idle,
 )
-from explorer.config import Config
-from explorer.documents.load import load_document, load_path
-from explorer.workspace import Workspace
 from tests.conftest import SAMPLES
 from ui.answers import DEMO
 from ui.highlights import EVIDENCE_MISSED

@@ -17,7 +17,7 @@ from explorer.retrieval.evidence import Evidence, ordinal
 from explorer.retrieval.index import (
     Hit,
 )
-from ui.chunks import pages_label
+from ui.chunk_view import pages_label
 from ui.view_state import View
 
 
@@ -39,14 +39,7 @@ class Demo:
 
     def view(self) -> View:
         """The main page's view of the demo: its document, question, evidence and setting."""
-        return View(
-            source=self.source,
-            config=self.config,
-            question=self.question,
-            evidence="\n".join(self.evidence),
-            k=self.k,
-            budget=self.budget,
-        )
+        return View.asking(self.source, self.question, self.evidence, self)
 
     @property
     def settings(self) -> ChunkSettings:

@@ -17,9 +17,8 @@ from explorer.corpus import CorpusHit
 from explorer.documents.model import Document
 from explorer.evaluation.reach import DocumentReach
 from explorer.retrieval.evidence import Evidence, ordinal
-from ui import render
-from ui.answers import CUT_WORDS, first_words
-from ui.chunks import pages_label
+from ui import answers, render
+from ui.answers import CUT_WORDS
 from ui.view_state import View
 
 NEVER_COLOR = "#9aa5b1"
@@ -94,18 +93,8 @@ def group_hits(answer: CorpusAnswer) -> list[DocumentHits]:
 
 
 def hit_rows(group: DocumentHits, chunks: Sequence[Chunk], *, count: Any) -> list[dict[str, Any]]:
-    """Table rows for one document's hits (corpus ranks)."""
-    return [
-        {
-            "rank": h.rank,
-            "chunk": h.index,
-            "score": h.score,
-            "tokens": count(chunks[h.index].text),
-            "pages": pages_label(chunks[h.index]),
-            "first words": first_words(chunks[h.index].text),
-        }
-        for h in group.hits
-    ]
+    """Table rows for one document's hits (corpus ranks), as the Explore page's hit rows."""
+    return answers.hit_rows([h.hit for h in group.hits], chunks, count=count)
 
 
 def evidence_rows(answer: CorpusAnswer) -> list[dict[str, str]]:

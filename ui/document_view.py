@@ -23,9 +23,7 @@ from explorer.chunking.splitters import Chunk, embedded_text
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.retrieval.evidence import ordinal
-from ui import chunks as chunk_view
-from ui import highlights as marks
-from ui import render, render_markdown, render_pdf
+from ui import chunk_view, highlights, render, render_markdown, render_pdf
 from ui.safe import facts_html, md_escape
 from ui.view_state import VIEWS, View, link_url
 
@@ -67,9 +65,9 @@ def page_count(doc_key: str, _pdf: bytes) -> int:
     return render_pdf.pdf_page_count(_pdf)
 
 
-def highlights_key(highlights: Sequence[render.Highlight]) -> str:
+def highlights_key(tints: Sequence[render.Highlight]) -> str:
     """A cache key for drawn highlights: every field of every one (they are frozen records)."""
-    return hashlib.sha256(repr(list(highlights)).encode()).hexdigest()[:16]
+    return hashlib.sha256(repr(list(tints)).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -118,22 +116,22 @@ def _highlights(shown: Shown, view: str, selected: int | None) -> list[render.Hi
     if outlined is None and st.session_state.get("present") and hits:
         outlined = hits[0].index  # presentation mode outlines the best hit
     if view == "Changes" and shown.changes is not None:
-        out = marks.change_highlights(shown.changes, chunks, selected=selected)
+        out = highlights.change_highlights(shown.changes, chunks, selected=selected)
     elif view == "Query hits" and answer is not None:
         out = [
-            *marks.context_highlights(answer.pieces, hits, chunks, doc.text),
-            *marks.fill_highlights(answer, chunks, doc.text),
-            *marks.hit_highlights(hits, chunks, selected=outlined),
+            *highlights.context_highlights(answer.pieces, hits, chunks, doc.text),
+            *highlights.fill_highlights(answer, chunks, doc.text),
+            *highlights.hit_highlights(hits, chunks, selected=outlined),
         ]
     elif view == "Heat" and answer is not None:
-        out = marks.heat_highlights(answer.ranking, chunks, selected=selected)
+        out = highlights.heat_highlights(answer.ranking, chunks, selected=selected)
     else:
         shown_idx = chunk_view.visible_indices(
             chunks, shown.diagnosis, only_flagged=st.session_state.only_flagged
         )
         out = render.chunk_highlights([chunks[i] for i in shown_idx], selected=selected)
     if answer is not None:
-        out += marks.evidence_highlights(answer.evidence, answer.context)
+        out += highlights.evidence_highlights(answer.evidence, answer.context)
     return out
 
 
@@ -185,7 +183,7 @@ def document_panel(shown: Shown) -> None:
             "Selected chunk",
             options,
             key=picker,
-            placeholder="Pick a chunk here or in the table",
+            placeholder="Pick a chunk to see its details",
             format_func=lambda i: chunk_view.chunk_label(chunks[i]),
             on_change=_on_pick,
             args=(picker, pages),
@@ -203,21 +201,23 @@ def document_panel(shown: Shown) -> None:
                     "that name to see this view."
                 )
 
-    highlights = _highlights(shown, view, selected)
-    view_key = f"{view}|{highlights_key(highlights)}"
+    tints = _highlights(shown, view, selected)
+    view_key = f"{view}|{highlights_key(tints)}"
     if view == "Heat" and answer is not None:
-        st.html(marks.heat_legend_html(answer.ranking))
+        st.html(highlights.heat_legend_html(answer.ranking))
     if view == "Chunks" and state.only_flagged and not shown_idx:
         st.info("No chunk has an issue at these settings; nothing is highlighted.")
     if doc.kind == "pdf" and state.pdf_view == "Page image":
-        _pdf_page(shown, highlights, view_key)
+        _pdf_page(shown, tints, view_key)
     else:
-        _text_view(shown, highlights, view_key, selected)
+        _text_view(shown, tints, view_key, selected)
     if selected is not None and not state.get("present"):
         chunk_details(shown, selected)
+    elif not state.get("present"):
+        st.caption("Pick a chunk here or in the table below to see its details.")
 
 
-def _pdf_page(shown: Shown, highlights: list[render.Highlight], view_key: str) -> None:
+def _pdf_page(shown: Shown, tints: list[render.Highlight], view_key: str) -> None:
     state = st.session_state
     doc, chunks, answer = shown.doc, shown.chunks, shown.answer
     n_pages = page_count(doc.key, shown.data)
@@ -227,7 +227,7 @@ def _pdf_page(shown: Shown, highlights: list[render.Highlight], view_key: str) -
     nav[1].number_input("Page", 1, n_pages, key="page")
     nav[2].button("Next ▶", on_click=_turn_page, args=(1, n_pages), key="next_page")
     page = state.page
-    on_page = [h for h in highlights if marks.span_on_page(doc, h.start, h.end, page)]
+    on_page = [h for h in tints if highlights.span_on_page(doc, h.start, h.end, page)]
     if state.view == "Query hits" and answer is not None:
         here = [h for h in answer.hits if chunk_view.on_page(chunks[h.index], page)]
         listed = ", ".join(f"#{h.rank}" for h in here) or "none"
@@ -243,7 +243,7 @@ def _pdf_page(shown: Shown, highlights: list[render.Highlight], view_key: str) -
 
 
 def _text_view(
-    shown: Shown, highlights: list[render.Highlight], view_key: str, selected: int | None
+    shown: Shown, tints: list[render.Highlight], view_key: str, selected: int | None
 ) -> None:
     state = st.session_state
     doc, chunks, answer = shown.doc, shown.chunks, shown.answer
@@ -276,7 +276,7 @@ def _text_view(
                 window.start,
                 window.end,
                 doc,
-                highlights,
+                tints,
             )
         )
     outlined = selected if selected is not None else hits[0].index if hits else None

@@ -238,7 +238,7 @@ def sweep_rows(
     for n, r in enumerate(reports):
         by_id = {q.query.id: q for q in r.results}
         outcomes[str(n)] = [
-            by_id[i].covered_at_budget[budget] if budget is not None else by_id[i].covered_at_k[k]
+            by_id[i].covered_at_budget[budget] if budget is not None else by_id[i].covered_at_k[k]  # type: ignore[index]  # k is given when budget is not
             for i in ids
         ]
     against = compare_to_best(outcomes, ids=ids)

@@ -74,10 +74,10 @@ def start_session() -> None:
         samples={p.name for p in sample_paths()},
         lessons=LESSONS,
     )
-    for key, value in MAIN_DEFAULTS.items():
-        state.setdefault(key, type(value)() if isinstance(value, dict) else value)
     for key, value in opened.view.state().items():  # what a test or a caller set first stays
         state.setdefault(key, value)
+    for key, value in MAIN_DEFAULTS.items():
+        state.setdefault(key, type(value)() if isinstance(value, dict) else value)
     state.link_note = opened.note
     state.waiting = opened.waiting
 

@@ -82,13 +82,11 @@ def lesson_view(lesson: Lesson, repair: int | None = None) -> View:
     """The main page's view of ``lesson`` at its failing setting, or after repair ``repair``
     (from 1): its document, question, evidence and settings; no chunk selected, hits shown."""
     setting = lesson.failing if not repair else lesson.repaired(repair)
-    return View(
-        source=lesson.doc,
-        config=setting.config,
-        question=lesson.question,
-        evidence="\n".join(lesson.evidence),
-        k=setting.k,
-        budget=setting.budget,
+    return View.asking(
+        lesson.doc,
+        lesson.question,
+        lesson.evidence,
+        setting,
         lesson=lesson.name,
         repair=repair or None,
     )

@@ -6,7 +6,7 @@ that knows which widget shows which part of it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -58,6 +58,16 @@ class View:
 
     def replace(self, **changes: Any) -> View:
         return replace(self, **changes)
+
+    @classmethod
+    def asking(
+        cls, source: str, question: str, evidence: Sequence[str], setting: Any, **more: Any
+    ) -> View:
+        """The view of ``question`` about ``source`` with its evidence phrases, at ``setting``
+        (a configuration, k and budget: a lesson's :class:`~explorer.evaluation.lessons.Setting`
+        or the demo)."""
+        return cls(source, setting.config, question, "\n".join(evidence), setting.k,
+                   setting.budget, **more)  # fmt: skip
 
     # ------------------------------------------------------------------ session state
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -176,6 +176,30 @@ def _on_size(p: str, src: str) -> None:
         state[p + "overlap"] = state[p + "overlap_exact"] = state[p + "size"] - 1
 
 
+def _slider_and_box(
+    p: str,
+    name: str,
+    label: str,
+    low: tuple[int, int],
+    high: int,
+    *,
+    disabled: bool = False,
+    help: str | None = None,
+) -> None:
+    """A slider and an exact box for the setting ``name`` (their keys ``p + name`` and
+    ``p + name + "_exact"``), each moving the other; ``low`` is the slider's and the box's
+    lowest value. A new size also lowers an overlap no longer below it."""
+    exact = f"{p}{name}_exact"
+    sync: Callable[..., None] = _on_size if name == "size" else _copy
+    slider_args = (p, p + name) if name == "size" else (p + name, exact)
+    box_args = (p, exact) if name == "size" else (exact, p + name)
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    left.slider(label, low[0], high, key=p + name, on_change=sync, args=slider_args,
+                disabled=disabled, help=help)  # fmt: skip
+    right.number_input(f"Exact {label.split()[-1].lower()}", low[1], high, key=exact,
+                       on_change=sync, args=box_args, disabled=disabled)  # fmt: skip
+
+
 def chunking_widgets(p: str = "", *, sizes: bool = True) -> None:
     """Splitter, size unit, size and overlap (a slider and an exact box each, unless ``sizes``
     is off: the sweep's cells set them), the recursive splitter's separators, the semantic
@@ -200,44 +224,17 @@ def chunking_widgets(p: str = "", *, sizes: bool = True) -> None:
         for note in [*prepare_config_state(p), *filter(None, [state.pop(p + "clamped", None)])]:
             st.caption(md_text(note))
         rng = settings.SIZE_RANGES[state[p + "unit"]]
-        left, right = st.columns([3, 2], vertical_alignment="bottom")
-        left.slider(  # the usual range, reaching down to a smaller size typed in the box
-            "Chunk size",
-            min(rng.low, state[p + "size"]),
-            rng.high,
-            key=p + "size",
-            on_change=_on_size,
-            args=(p, p + "size"),
-        )
-        right.number_input(
-            "Exact size",
-            1,
-            rng.high,
-            key=p + "size_exact",
-            on_change=_on_size,
-            args=(p, p + "size_exact"),
-        )
-        left, right = st.columns([3, 2], vertical_alignment="bottom")
-        top = max(state[p + "size"] - 1, 1)
+        # the usual range, reaching down to a smaller size typed in the box
+        _slider_and_box(p, "size", "Chunk size", (min(rng.low, state[p + "size"]), 1), rng.high)
         no_overlap = not settings.takes_overlap(state[p + "splitter"])
-        left.slider(
+        _slider_and_box(
+            p,
+            "overlap",
             "Overlap",
-            0,
-            top,
-            key=p + "overlap",
-            on_change=_copy,
-            args=(p + "overlap", p + "overlap_exact"),
+            (0, 0),
+            max(state[p + "size"] - 1, 1),
             disabled=no_overlap or state[p + "size"] < 2,
             help="This splitter takes no overlap." if no_overlap else None,
-        )
-        right.number_input(
-            "Exact overlap",
-            0,
-            top,
-            key=p + "overlap_exact",
-            on_change=_copy,
-            args=(p + "overlap_exact", p + "overlap"),
-            disabled=no_overlap or state[p + "size"] < 2,
         )
     if state[p + "splitter"] == "recursive":
         st.multiselect(
@@ -351,6 +348,12 @@ def config_widgets(p: str = "", *, sizes: bool = True, headers: bool = True) -> 
     if headers:
         st.subheader("Retrieval", anchor=False)
     retrieval_widgets(p)
+
+
+def stop() -> NoReturn:
+    """End this run here (``st.stop``, typed as what it is)."""
+    st.stop()
+    raise AssertionError("st.stop() returned")  # pragma: no cover
 
 
 def configuration(p: str = "") -> Config | None:
