@@ -160,13 +160,47 @@ def _pick_chunk(page: Any, index: int) -> Callable[[], None]:
     return lambda: option.click()
 
 
-def browser_figures(pdf: Path, base: Path | None, repeat: int) -> None:
-    """Page turns and chunk selections on the PDF in Chromium: this checkout, and ``base``."""
+BASE_RERUNS = """
+import statistics, sys, time
+from pathlib import Path
+from streamlit.testing.v1 import AppTest
+pdf, repeat = Path(sys.argv[1]), int(sys.argv[2])
+at = AppTest.from_file("app.py", default_timeout=600)
+at.run()
+at.file_uploader(key="upload").set_value((pdf.name, pdf.read_bytes(), "application/pdf"))
+at.run()
+def timed(act):
+    act(); t = time.perf_counter(); at.run(); return (time.perf_counter() - t) * 1000
+turns = [timed(lambda: at.button(key="next_page").click()) for _ in range(repeat)]
+picker = lambda: next(s for s in at.selectbox if s.label == "Selected chunk")
+picks = [timed(lambda n=n: picker().set_value(40 + 7 * n)) for n in range(repeat)]
+print(statistics.median(turns), min(turns), max(turns), statistics.median(picks), min(picks),
+      max(picks))
+"""
+"""Run in another checkout (its own process, so its own modules): the whole-script rerun a
+page turn and a chunk selection cost there, as ``AppTest.run()`` times it."""
+
+
+def browser_figures(pdf: Path, base: Path | None, repeat: int, pause: float) -> None:
+    """Page turns and chunk selections on the PDF in Chromium: for this checkout, the rerun each
+    costs on the server (the document panel's fragment, timed by :mod:`ui.timing`) and what a
+    person waits for in the browser; for ``base``, its whole-script rerun (in AppTest) and the
+    browser's wait. ``pause``: seconds between actions, as a reader takes them."""
     import contextlib
+    import os
+    import subprocess
 
     from tests.browser_util import browser, running_app, wait_idle
 
+    log = Path(tempfile.mkdtemp(prefix="bench-app-")) / "timings.tsv"
+    os.environ["CHUNK_EXPLORER_TIMINGS"] = str(log)  # the servers started below inherit it
     apps = [("this checkout", REPO)] + ([("base", base)] if base is not None else [])
+    server: dict[str, list[float]] = {"turn": [], "pick": []}
+
+    def panel_ms() -> float:
+        lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+        return float(lines[-1].split("\t")[1]) if lines else float("nan")
+
     with contextlib.ExitStack() as stack:
         b = stack.enter_context(browser())
         pages = {}
@@ -175,21 +209,49 @@ def browser_figures(pdf: Path, base: Path | None, repeat: int) -> None:
             pages[label] = _open_in_browser(b, url, pdf)
         turns: dict[str, list[float]] = {label: [] for label in pages}
         picks: dict[str, list[float]] = {label: [] for label in pages}
-        for n in range(repeat):  # alternating, so a busy moment of the machine hits both
+        for _ in range(repeat):  # alternating, so a busy moment of the machine hits both
             for label, page in pages.items():
+                page.wait_for_timeout(pause * 1000)
                 next_page = page.get_by_role("button", name="Next ▶")
                 turns[label].append(_latency(page, next_page.click, _image_src(page)))
+                if label == "this checkout":
+                    server["turn"].append(panel_ms())
         for n in range(repeat):
             for label, page in pages.items():
+                page.wait_for_timeout(pause * 1000)
                 act = _pick_chunk(page, 40 + 7 * n)
                 picks[label].append(_latency(page, act, _image_src(page)))
+                if label == "this checkout":
+                    server["pick"].append(panel_ms())
                 wait_idle(page)
-    print(f"{'in Chromium, median (min–max) ms':<40}" + "".join(f"{a:>26}" for a in pages))
-    for name, figures in (("turn to the next page", turns), ("select a chunk", picks)):
-        cells = [
-            f"{statistics.median(v):.0f} ({min(v):.0f}–{max(v):.0f})" for v in figures.values()
-        ]
-        print(f"{name + f' ({repeat} runs)':<40}" + "".join(f"{c:>26}" for c in cells))
+    del os.environ["CHUNK_EXPLORER_TIMINGS"]
+
+    def cell(v: list[float]) -> str:
+        return f"{statistics.median(v):.0f} ({min(v):.0f}–{max(v):.0f})"
+
+    rows = {
+        "turn": ["turn to the next page", cell(server["turn"]), cell(turns["this checkout"])],
+        "pick": ["select a chunk", cell(server["pick"]), cell(picks["this checkout"])],
+    }
+    heads = ["this checkout: rerun", "this checkout: browser"]
+    if base is not None:
+        res = subprocess.run(
+            [sys.executable, "-c", BASE_RERUNS, str(pdf), str(repeat)],
+            cwd=base, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        t50, t0, t1, p50, p0, p1 = (float(x) for x in res.stdout.split()[-6:])
+        rows["turn"] += [f"{t50:.0f} ({t0:.0f}–{t1:.0f})", cell(turns["base"])]
+        rows["pick"] += [f"{p50:.0f} ({p0:.0f}–{p1:.0f})", cell(picks["base"])]
+        heads += ["base: rerun", "base: browser"]
+    print(f"median (min–max) ms, {repeat} runs each, {pause:g} s between actions")
+    print(f"{'':<24}" + "".join(f"{h:>24}" for h in heads))
+    for row in rows.values():
+        print(f"{row[0]:<24}" + "".join(f"{c:>24}" for c in row[1:]))
+    print(
+        "rerun: the server's work for the action (this checkout: the document panel's fragment; "
+        "base: the whole script, in AppTest). browser: from the click to the new page image "
+        "drawn, in Chromium."
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,11 +264,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--base", type=Path, help="another checkout to time beside this one")
     parser.add_argument("--browser-only", action="store_true", help="only the browser figures")
+    parser.add_argument(
+        "--pause", type=float, default=1.0, help="seconds between browser actions (a reader's)"
+    )
     args = parser.parse_args(argv)
     if args.browser or args.browser_only:
         with tempfile.TemporaryDirectory(prefix="bench-app-") as tmp:
             pdf = build_pdf(Path(tmp), min_pages=args.pages)
-            browser_figures(pdf, args.base, args.repeat)
+            browser_figures(pdf, args.base, args.repeat, args.pause)
         if args.browser_only:
             return 0
 

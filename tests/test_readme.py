@@ -12,12 +12,16 @@ import pytest
 from tests.conftest import REPO
 
 
-def readme_example() -> str:
+def readme_examples() -> list[str]:
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Use it from Python", 1)[1]
-    match = re.search(r"```python\n(.*?)```", section, re.S)
-    assert match, "the README has a Python example under 'Use it from Python'"
-    return match.group(1)
+    section = text.split("## Use it from Python", 1)[1].split("\n## ", 1)[0]
+    found = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert found, "the README has Python examples under 'Use it from Python'"
+    return found
+
+
+def readme_example() -> str:
+    return readme_examples()[0]
 
 
 @pytest.mark.slow
@@ -28,9 +32,22 @@ def test_the_readme_example_runs_and_its_verdicts_are_as_commented(
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(readme_example(), "README.md", "exec"), {})
-    first, second = out.getvalue().splitlines()
+    first, kinds, second = out.getvalue().splitlines()
     comment = re.search(r"print\(answer\.verdict\)  # (.*?) …", readme_example())
     assert comment and first.startswith(comment.group(1))
     assert first.startswith("incomplete: 'does not apply to downloaded materials' is in chunk 4")
+    said = re.search(r"print\(answer\.verdict\.kind, .*?\)  # (.*)", readme_example())
+    assert said and kinds == said.group(1)  # the kind, and what cut each phrase
     assert second.startswith("complete")
     assert os.getcwd() == str(REPO)
+
+
+@pytest.mark.slow
+def test_the_readme_workspace_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(readme_examples()[1], "README.md", "exec"), {})
+    hits = eval(out.getvalue())  # noqa: S307 - our own example's printed list
+    assert hits and all(isinstance(doc, str) and rank >= 1 for doc, rank in hits)
+    assert [rank for _, rank in hits] == list(range(1, len(hits) + 1))

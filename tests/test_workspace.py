@@ -85,7 +85,7 @@ def test_views_share_the_work_but_not_the_names() -> None:
     mine = shared.view(documents={"mine.md": doc})
     theirs = shared.view()
     assert mine.names() == ("mine.md",) and theirs.names() == ()
-    with pytest.raises(QuerySetError, match="'mine.md' is not in the loaded documents"):
+    with pytest.raises(QuerySetError, match=r"'mine\.md' is not in the loaded documents"):
         theirs.document("mine.md")
     assert mine.retriever("mine.md", BM25).chunks is theirs.retriever(doc, BM25).chunks
     with pytest.raises(SettingsError, match="share the name"):

@@ -1,6 +1,6 @@
 """The main page's document panel: the document with its chunks or hits tinted (the rendered
-Markdown, the text, or the PDF page itself), the chunk picker, the link to this view, and the
-selected chunk's details.
+Markdown, the text, or the PDF page itself, the pages beside it drawn ahead), the chunk picker,
+the link to this view, and the selected chunk's details.
 
 It is one ``st.fragment``: turning a PDF page, stepping through a long document, picking a chunk
 or another view reruns this panel only, with the chunks and the answer the page's last full run
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import streamlit as st
@@ -23,8 +24,10 @@ from explorer.chunking.splitters import Chunk, embedded_text
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.retrieval.evidence import ordinal
+from explorer.workspace import Memo
 from ui import chunk_view, highlights, render, render_markdown, render_pdf
 from ui.safe import facts_html, md_escape
+from ui.timing import timed
 from ui.view_state import VIEWS, View, link_url
 
 PDF_ZOOM = 2.0
@@ -48,16 +51,29 @@ def document_html(
     return render.render_text(_doc, _highlights, window=window)
 
 
-@st.cache_data(max_entries=64, show_spinner="Drawing the page…")
+@st.cache_resource(show_spinner=False)
+def _page_images() -> tuple[Memo[tuple[str, str, int], bytes], ThreadPoolExecutor]:
+    """Drawn pages (the last 96), and one thread that draws the pages next to the one shown."""
+    return Memo(96), ThreadPoolExecutor(max_workers=1, thread_name_prefix="ce-pages")
+
+
 def page_png(
-    doc_key: str,
-    view_key: str,
-    page: int,
-    _pdf: bytes,
-    _doc: Document,
-    _highlights: list[render.Highlight],
+    doc: Document, view_key: str, page: int, pdf: bytes, tints: Sequence[render.Highlight]
 ) -> bytes:
-    return render_pdf.render_pdf_page(_pdf, page, _doc, _highlights, zoom=PDF_ZOOM)
+    """Page ``page`` with every highlight of ``tints`` that touches it; then the pages before
+    and after it are drawn in the background, so turning to one of them shows it at once."""
+    drawn, drawer = _page_images()
+
+    def draw(n: int) -> bytes:
+        here = [h for h in tints if highlights.span_on_page(doc, h.start, h.end, n)]
+        return render_pdf.render_pdf_page(pdf, n, doc, here, zoom=PDF_ZOOM)
+
+    png = drawn.get((doc.key, view_key, page), lambda: draw(page))
+    last = max((p.number for p in doc.pages), default=page)
+    for n in (page + 1, page - 1):
+        if 1 <= n <= last and drawn.peek((doc.key, view_key, n)) is None:
+            drawer.submit(drawn.get, (doc.key, view_key, n), lambda n=n: draw(n))
+    return png
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -138,6 +154,11 @@ def _highlights(shown: Shown, view: str, selected: int | None) -> list[render.Hi
 @st.fragment
 def document_panel(shown: Shown) -> None:
     """The document, the chunk picker, this view's link and the selected chunk's details."""
+    with timed("document panel"):
+        _document_panel(shown)
+
+
+def _document_panel(shown: Shown) -> None:
     state = st.session_state
     doc, chunks, answer = shown.doc, shown.chunks, shown.answer
     state.chunk = selected = chunk_view.valid_chunk(state.chunk, len(chunks))
@@ -238,7 +259,7 @@ def _pdf_page(shown: Shown, tints: list[render.Highlight], view_key: str) -> Non
         nav[3].caption(
             f"of {n_pages:,} · chunks on this page: {listed}" if listed else f"of {n_pages:,}"
         )
-    png = page_png(doc.key, view_key, page, shown.data, doc, on_page)
+    png = page_png(doc, view_key, page, shown.data, tints)
     st.image(png, caption=f"{md_escape(doc.name)}, page {page}", output_format="PNG")
 
 

@@ -5,6 +5,7 @@ highlight's first rectangle, and boundary markers."""
 from __future__ import annotations
 
 import bisect
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,8 +30,13 @@ def _open_pdf(pdf_bytes: bytes) -> Any:
 
 def pdf_page_count(pdf_bytes: bytes) -> int:
     """Number of pages of a PDF."""
-    with _open_pdf(pdf_bytes) as pdf:
+    with _MUPDF, _open_pdf(pdf_bytes) as pdf:
         return int(pdf.page_count)
+
+
+_MUPDF = threading.Lock()
+"""PyMuPDF is not made to be used from several threads at once: pages are drawn one at a time
+(the app's sessions and its drawing-ahead thread share this lock)."""
 
 
 def render_pdf_page(
@@ -52,7 +58,7 @@ def render_pdf_page(
     pymupdf = _fitz()
     if not zoom > 0:
         raise ValueError(f"zoom must be above 0, got {zoom!r}")
-    with _open_pdf(pdf_bytes) as pdf:
+    with _MUPDF, _open_pdf(pdf_bytes) as pdf:
         if not 1 <= page_number <= pdf.page_count:
             raise DocumentError(
                 f"page {page_number} does not exist; this PDF has {pdf.page_count} page(s)"
