@@ -263,6 +263,7 @@ def evidence_json(r: Evidence) -> dict[str, Any]:
         "rank": r.best_rank,
         "cut_by_boundary": r.cut_by_boundary,
         "cut_by": r.cut_by,
+        "match": r.match,
     }
 
 
@@ -456,6 +457,7 @@ def _check(
                     by_doc[name],
                     context=contexts.get(name, ()),
                     known=known if name == doc else (),
+                    rendered=r.rendered,
                 )
             ]
         out[name] = (tuple(by_doc[name]), results)

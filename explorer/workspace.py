@@ -48,6 +48,7 @@ from explorer.retrieval.retriever import Retriever
 if TYPE_CHECKING:
     from explorer.chunking.adapters import LibraryChunking
     from explorer.chunking.measures import Units
+    from explorer.documents.markdown_view import Rendered
     from explorer.retrieval.embeddings import Embedder
 
 K = TypeVar("K", bound=Hashable)
@@ -134,6 +135,7 @@ class _Shared:
         self.chunkings: Memo[tuple[str, str], Chunking] = Memo(4 * keep)
         self.passages: Memo[str, list[Chunk]] = Memo(keep)
         self.units: Memo[str, Units] = Memo(keep)
+        self.rendered: Memo[str, Rendered | None] = Memo(keep)
         self.retrievers: Memo[tuple[str, str, str], Retriever] = Memo(4 * keep)
         self.corpora: Memo[tuple[tuple[tuple[str, str], ...], str], Corpus] = Memo(16)
         self.folders: Memo[tuple[str, bool, str], Loaded] = Memo(8)
@@ -293,6 +295,13 @@ class Workspace:
         d = self.document(doc)
         return self._shared.units.get(d.key, lambda: get_measure("tokens").units(d.text))
 
+    def rendered(self, doc: str | Document) -> Rendered | None:
+        """What a reader sees of a Markdown document, with source offsets (``None`` otherwise)."""
+        from explorer.documents.markdown_view import rendered_text
+
+        d = self.document(doc)
+        return self._shared.rendered.get(d.key, lambda: rendered_text(d))
+
     def chunking(
         self, doc: str | Document, config: Config | ChunkSettings, *, progress: Progress = quiet
     ) -> Chunking:
@@ -357,6 +366,7 @@ class Workspace:
                 embedder=self.embedder(config.model) if config.retriever != "bm25" else None,
                 passages=self.passages(d) if config.dense == "passages" else None,
                 units=lambda: self.units(d),
+                rendered=lambda: self.rendered(d),
             )
 
         made = self._shared.retrievers.get((d.key, d.name, config.index_key()), make)

@@ -122,6 +122,7 @@ def evidence_rows(results: Sequence[Evidence]) -> list[dict[str, str]]:
                     "its rank": "—",
                     "cut by": "—",
                     "cut by a boundary": "—",
+                    "matched": "—",
                 }
             )
             continue
@@ -135,9 +136,18 @@ def evidence_rows(results: Sequence[Evidence]) -> list[dict[str, str]]:
                 "its rank": ordinal(r.best_rank) if r.best_rank else "—",
                 "cut by": CUT_WORDS.get(r.cut_by or "", "—"),
                 "cut by a boundary": "yes" if r.cut_by_boundary else "no",
+                "matched": MATCH_WORDS.get(r.match or "", "—"),
             }
         )
     return rows
+
+
+MATCH_WORDS = {
+    "exact": "as written",
+    "rendered": "as the page shows it (markup in the source)",
+    "loose": "loosely (case, spacing, quotes or dashes differ)",
+}
+"""How a phrase was found, in the evidence table."""
 
 
 CUT_WORDS = {"k": "top k", "budget": "token budget", "not retrieved": "not retrieved"}

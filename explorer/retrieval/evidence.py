@@ -7,7 +7,10 @@ row, ``Monthly 175.00``, is found in ``Monthly | 175.00``, and ``a | b`` in ``a 
 leaders standing between words (``AFM revisions $85`` in ``AFM revisions ....... | $85``). Curly and
 straight quotes and the dash family match each other, and typographic ligatures match their
 letters (``ﬁ`` and ``fi``, ``ﬂ``, ``ﬀ``, ``ﬃ``, ``ﬄ``, ``ﬅ``/``ﬆ`` and ``st``). The spans are
-exact offsets into the text, from the phrase's first character to its last. An occurrence is
+exact offsets into the text, from the phrase's first character to its last. In a Markdown
+document a phrase is also found as the rendered page shows it (inline code without backticks,
+emphasis without markers, link text without its URL, table cells, entities decoded), its span
+then covering the markup between its first character and its last. An occurrence is
 *covered* when it lies wholly inside the union of the retrieved spans, so a phrase straddling two
 retrieved neighbours counts. A phrase that cannot be located is reported as "not found" and is
 neither covered nor missed.
@@ -21,12 +24,15 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from explorer.chunking.splitters import Chunk
 from explorer.retrieval.context import Span as Span
 from explorer.retrieval.context import union as union
 from explorer.retrieval.index import Hit
+
+if TYPE_CHECKING:
+    from explorer.documents.markdown_view import Rendered
 
 _FAMILIES = ("'‘’`", '"“”', "-‐‑–—")
 """Characters that match each other: single quotes and apostrophes, double quotes, dashes."""
@@ -84,18 +90,35 @@ def _spelled_out(text: str) -> tuple[str, array[int] | None]:
     return "".join(out), origin
 
 
-def locate(phrase: str, text: str) -> list[Span]:
+def locate(phrase: str, text: str, rendered: Rendered | None = None) -> list[Span]:
     """Every occurrence of ``phrase`` in ``text`` as ``(start, end)``; empty when not found.
 
     Occurrences may overlap ("aa" twice in "aaa"): each is a place the evidence could be read.
     At most one occurrence starts at a position, as the phrase starts and ends with a word. A
-    ligature in the text is matched whole or not at all, so every span is exact.
+    ligature in the text is matched whole or not at all, so every span is exact. With
+    ``rendered`` (a Markdown document's page text, see
+    :func:`explorer.documents.markdown_view.rendered_text`), the phrase is also looked for as
+    the reader sees it, and each occurrence there is the source span from its first character to
+    its last, the markup between them included.
     """
+    spans = _locate(phrase, text)
+    if rendered is not None:
+        seen = set(spans)
+        for a, b in _locate(phrase, rendered.text):
+            span = rendered.source_span(a, b)
+            if span not in seen and span[0] < span[1]:
+                seen.add(span)
+                spans.append(span)
+        spans.sort()
+    return spans
+
+
+def _locate(phrase: str, text: str) -> list[Span]:
     pattern = phrase_pattern(phrase)
     if pattern is None:
         return []
     spelled, origin = _spelled_out(text)
-    spans = []
+    spans: list[Span] = []
     m = pattern.search(spelled)
     while m is not None:
         s, e = m.span()
@@ -109,6 +132,23 @@ def locate(phrase: str, text: str) -> list[Span]:
                 spans.append(span)
         m = pattern.search(spelled, s + 1)
     return spans
+
+
+Match = Literal["exact", "rendered", "loose"]
+"""How a phrase was found: as written in the source; as written on the rendered page (markup
+stands between its words in the source); or only ignoring case, spacing, quote and dash styles,
+ligatures or table separators."""
+
+
+def match_kind(
+    phrase: str, text: str, spans: Sequence[Span], rendered: Rendered | None = None
+) -> Match:
+    """How ``phrase`` matched at ``spans`` (see :data:`Match`)."""
+    if any(text[s:e] == phrase for s, e in spans):
+        return "exact"
+    if rendered is not None and phrase in rendered.text:
+        return "rendered"
+    return "loose"
 
 
 def covered_by(span: Span, merged: Sequence[Span]) -> bool:
@@ -142,6 +182,8 @@ class Evidence:
     """In a corpus, the document it counts in (``None``: found in none, or a single document)."""
     cut_by: CutBy | None = None
     """For a phrase found but not covered, what kept it out (set by the answer rule)."""
+    match: Match | None = None
+    """How it was found (``None``: not found)."""
 
     @property
     def found(self) -> bool:
@@ -156,12 +198,14 @@ def check(
     *,
     context: Sequence[Span],
     known: Sequence[Span | None] = (),
+    rendered: Rendered | None = None,
 ) -> list[Evidence]:
     """Check each phrase against the document, the chunks, their full ranking and the context.
 
     ``context`` is the retrieved text as spans (the top-k hits, possibly expanded to neighbours).
     ``known[i]``, when given, is where phrase ``i`` is known to be (a query set's ``spans``): it is
-    the phrase's only occurrence when the text there matches it.
+    the phrase's only occurrence when the text there matches it. ``rendered``: a Markdown
+    document's page text, where a phrase copied from the page is found too (see :func:`locate`).
     """
     merged = union(context)
     rank_of = {h.index: h.rank for h in ranking}
@@ -171,7 +215,7 @@ def check(
         phrase = phrase.strip()
         if not phrase:
             continue
-        spans = locate(phrase, text)
+        spans = locate(phrase, text, rendered)
         given = known[i] if i < len(known) else None
         if given is not None and given in spans:
             spans = [given]
@@ -195,6 +239,7 @@ def check(
                 chunk_indices=tuple(c.index for c in holders),
                 best_rank=min(ranks) if ranks else None,
                 cut_by_boundary=bool(spans) and not holders,
+                match=match_kind(phrase, text, spans, rendered) if spans else None,
             )
         )
     return results

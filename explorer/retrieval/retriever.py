@@ -23,6 +23,7 @@ from explorer.retrieval.index import ChunkIndex, Hit
 
 if TYPE_CHECKING:
     from explorer.chunking.measures import Units
+    from explorer.documents.markdown_view import Rendered
     from explorer.retrieval.embeddings import Embedder
 
 
@@ -31,7 +32,8 @@ class Retriever:
 
     ``embedder`` ranks dense and hybrid (``None`` for BM25); ``passages`` are the document's
     sentence passages, for dense scores from passages; ``units`` gives the cl100k token units of
-    the whole document (what budgets count), computed on first need.
+    the whole document (what budgets count) and ``rendered`` its rendered page text (where
+    evidence copied from the page is found), each computed on first need.
     """
 
     def __init__(
@@ -43,6 +45,7 @@ class Retriever:
         embedder: Embedder | None = None,
         passages: Sequence[Chunk] | None = None,
         units: Callable[[], Units] | None = None,
+        rendered: Callable[[], Rendered | None] | None = None,
     ) -> None:
         self.doc = doc
         self.config = config
@@ -58,6 +61,8 @@ class Retriever:
         )
         self._units_of = units
         self._units: Units | None = None
+        self._rendered_of = rendered
+        self._rendered: tuple[Rendered | None] | None = None
         self._headers: TableHeaders | None = None
 
     def using(self, config: Config) -> Retriever:
@@ -82,6 +87,19 @@ class Retriever:
 
                 self._units = get_measure("tokens").units(self.doc.text)
         return self._units
+
+    @property
+    def rendered(self) -> Rendered | None:
+        """What a reader sees of a Markdown document, with source offsets (``None`` for other
+        kinds); where evidence copied from the page is found."""
+        if self._rendered is None:
+            if self._rendered_of is not None:
+                self._rendered = (self._rendered_of(),)
+            else:
+                from explorer.documents.markdown_view import rendered_text
+
+                self._rendered = (rendered_text(self.doc),)
+        return self._rendered[0]
 
     def rank(self, question: str) -> list[Hit]:
         """Every chunk ranked for ``question``, best first."""
