@@ -22,13 +22,13 @@ import streamlit as st
 from explorer.answer import Answer, CorpusAnswer
 from explorer.chunking.diagnostics import ISSUES, Diagnosis, diagnose
 from explorer.chunking.diff import ChunkDiff, diff_chunks
-from explorer.chunking.export import chunk_record, manifest, to_jsonl
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError
 from explorer.evaluation.lessons import Lesson, Setting
 from explorer.evaluation.queries import add_query
+from explorer.export import manifest, records, to_jsonl
 from explorer.workspace import Chunking, Pending, Workspace
 from ui import charts, chunk_view, evaluate_view, frame, settings, widgets
 from ui.answers import (
@@ -752,14 +752,16 @@ stem = doc.name.rsplit(".", 1)[0]
 left, right, _ = st.columns([1, 1, 3])
 left.download_button(
     "Download chunks (JSONL)",
-    lambda: to_jsonl(chunk_record(doc, config.chunking, one) for one in chunks),
+    lambda: to_jsonl(records(doc, config, chunks)),
     file_name=f"{stem}.chunks.jsonl",
     mime="application/jsonl",
     on_click="ignore",
 )
 right.download_button(
     "Download manifest (JSON)",
-    lambda: json.dumps(manifest(doc, config.chunking, chunks), indent=2, ensure_ascii=False),
+    lambda: json.dumps(
+        manifest(doc, config, chunks, k=state.k, budget=state.budget), indent=2, ensure_ascii=False
+    ),
     file_name=f"{stem}.manifest.json",
     mime="application/json",
     on_click="ignore",

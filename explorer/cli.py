@@ -24,7 +24,6 @@ from typing import Any, NoReturn, TextIO
 
 from explorer.answer import DEFAULT_K
 from explorer.chunking.adapters import LIBRARY_SPLITTERS
-from explorer.chunking.export import chunk_record, manifest
 from explorer.chunking.measures import UNITS
 from explorer.chunking.splitters import SPLITTERS
 from explorer.config import Config
@@ -44,6 +43,7 @@ from explorer.evaluation.coverage import (
 )
 from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map, retrieval_map_json
+from explorer.export import chunk_record, manifest, records
 from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
 from explorer.workspace import Workspace
 
@@ -355,7 +355,7 @@ def run_query(args: argparse.Namespace, config: Config) -> dict[str, Any]:
     answer = ws.ask(doc, question, args.evidence, config=config, k=args.k, budget=args.budget)
     chunks = ws.chunks(doc, config)
     out = answer.to_json(chunks)
-    out["document"] = manifest(doc, config.chunking, chunks)["document"]
+    out["document"] = manifest(doc, config, chunks)["document"]
     out["chunks"] = len(chunks)
     return out
 
@@ -378,7 +378,7 @@ def run_corpus_query(args: argparse.Namespace, config: Config, question: str) ->
     )
     out = answer.to_json(corpus.chunks)
     out["documents"] = [
-        {**manifest(d, config.chunking, corpus.chunks[d.name])["document"], "path": str(p)}
+        {**manifest(d, config, corpus.chunks[d.name])["document"], "path": str(p)}
         for d, p in zip(loaded.documents, loaded.paths, strict=True)
     ]
     out["skipped"] = [{"path": str(s.path), "reason": s.reason} for s in loaded.skipped]
@@ -644,7 +644,6 @@ def library_records(doc: Document, config: Config, workspace: Workspace) -> list
     """A library splitter's chunks as JSON Lines records, each with the start the library
     reported (``library_start``, or null) and its audit flags (``audit``); a chunk that could
     not be found in the document is a record without a span."""
-    settings = config.chunking
     result = workspace.chunking(doc, config).library
     assert result is not None  # a library splitter's chunking holds what the library returned
     for message in result.messages:
@@ -652,7 +651,7 @@ def library_records(doc: Document, config: Config, workspace: Workspace) -> list
     out = []
     for item in result.items:
         if item.chunk is not None:
-            record = chunk_record(doc, settings, item.chunk)
+            record = chunk_record(doc, config, item.chunk)
         else:
             record = {"id": None, "doc": doc.name, "text": item.text, "start": None, "end": None}
         record["library_index"] = item.index
@@ -749,8 +748,8 @@ def _run_configured(args: argparse.Namespace, config: Config, out: TextIO) -> in
         for record in library_records(doc, config, ws):
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         return 0
-    for c in ws.chunks(doc, config):
-        out.write(json.dumps(chunk_record(doc, settings, c), ensure_ascii=False) + "\n")
+    for record in records(doc, config, ws.chunks(doc, config)):
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
 
 

@@ -10,7 +10,6 @@ callback runs exactly as it does for a browser upload. What AppTest cannot do is
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +20,6 @@ from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
 from explorer.chunking.diagnostics import ISSUES, diagnose
-from explorer.chunking.export import manifest
 from explorer.chunking.splitters import ChunkSettings, split
 from explorer.config import Config
 from explorer.documents.load import load_document, load_path
@@ -568,16 +566,6 @@ def test_charts_mark_the_limit() -> None:
     along = charts.size_along([10, 40, 30], limit=25, unit="tokens", flagged=[1])
     assert list(along.data[2].x) == [1]  # the flagged chunk in its own trace
     assert along.layout.shapes[0].y0 == 25
-
-
-def test_manifest_records_what_made_the_chunks() -> None:
-    doc = load_path(SAMPLES / FIRST)
-    settings = ChunkSettings("recursive", "tokens", 128, 16)
-    m = json.loads(json.dumps(manifest(doc, settings, split(doc, settings))))
-    assert m["splitter"] == {"name": "recursive", "version": settings.version}
-    assert m["size"]["unit"] == "tokens" and m["size"]["encoding"]
-    assert (m["size"]["limit"], m["size"]["overlap"]) == (128, 16)
-    assert m["document"]["sha256"] == doc.sha256 and m["app_version"]
 
 
 def test_the_same_bytes_as_markdown_and_as_text_are_two_documents(app: AppTest) -> None:

@@ -48,6 +48,6 @@ def test_the_readme_workspace_example_runs(monkeypatch: pytest.MonkeyPatch) -> N
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(readme_examples()[1], "README.md", "exec"), {})
-    hits = eval(out.getvalue())  # noqa: S307 - our own example's printed list
+    hits = eval(out.getvalue())
     assert hits and all(isinstance(doc, str) and rank >= 1 for doc, rank in hits)
     assert [rank for _, rank in hits] == list(range(1, len(hits) + 1))

@@ -40,7 +40,10 @@ Escaped \\*stars\\* stay stars.
     [
         ("by setting the includePrerelease flag", "by setting the `includePrerelease` flag"),
         ("flag in your manifest", "flag in **your**\nmanifest"),
-        ("see the reference & the notes", 'see [the reference](https://doc.rust-lang.org/cargo "Cargo") &amp; the *notes'),  # noqa: E501
+        (
+            "see the reference & the notes",
+            'see [the reference](https://doc.rust-lang.org/cargo "Cargo") &amp; the *notes',
+        ),
         ("Escaped *stars* stay", "Escaped \\*stars\\* stay"),
         ("Monthly 175.00", "Monthly | `175.00"),
         ("Monthly\t175.00", "Monthly | `175.00"),

@@ -3,7 +3,6 @@
 * :mod:`~explorer.chunking.measures` — characters, words, tiktoken tokens, the model's tokens;
 * :mod:`~explorer.chunking.splitters` — one packing engine behind every splitter;
 * :mod:`~explorer.chunking.diagnostics` — what is wrong with a chunk (cut mid-sentence, …);
-* :mod:`~explorer.chunking.export` — JSON Lines records and the manifest;
 * :mod:`~explorer.chunking.adapters` — other libraries' splitters, placed exactly and audited;
 * :mod:`~explorer.chunking.diff` — what changed between two versions' chunks.
 """

@@ -1,0 +1,150 @@
+"""Export: chunks as JSON Lines, and a manifest that records how they were made.
+
+Each record holds the chunk as displayed (``text``, exactly ``doc.text[start:end]``) beside what
+an index should embed for it (``embedded_text``: after its heading path when the configuration
+prefixes it, with its table's header rows when it holds body rows without them), and the same
+under the names LangChain and LlamaIndex take, so a line loads as either::
+
+    from langchain_core.documents import Document
+    from llama_index.core.schema import TextNode
+
+    Document(page_content=r["page_content"], metadata=r["metadata"])
+    TextNode(id_=r["id"], text=r["text"], metadata=r["metadata"],
+             start_char_idx=r["start"], end_char_idx=r["end"])
+
+The manifest records the document and its version, the splitter and its version, the size
+measure, the overlap, the normalisation, the embedding model, the retrieval and the context
+settings (and, from the app, k and the budget): all that made the chunks and their answers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from explorer.chunking.splitters import Chunk, embedded_text
+from explorer.config import Config
+from explorer.documents.model import Document
+from explorer.retrieval.context import TableHeaders
+
+
+def app_version() -> str:
+    try:
+        return version("chunk-explorer")
+    except PackageNotFoundError:  # running from a source tree that was not installed
+        return "0+unknown"
+
+
+def records(doc: Document, config: Config, chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
+    """Every chunk as a flat JSON-ready dict (see the module)."""
+    headers = TableHeaders.of(doc) if config.table_headers else None
+    return [chunk_record(doc, config, c, headers=headers) for c in chunks]
+
+
+def chunk_record(
+    doc: Document, config: Config, chunk: Chunk, *, headers: TableHeaders | None = None
+) -> dict[str, Any]:
+    """One chunk as a flat JSON-ready dict; ``text`` is exactly ``doc.text[start:end]``."""
+    settings = config.chunking
+    embedded = embedded_text(chunk, heading_prefix=config.heading_prefix)
+    if headers is not None:
+        rows = [doc.text[s:e] for s, e in headers.for_span(chunk.start, chunk.end)]
+        if rows:
+            body = chunk.text
+            embedded = embedded[: len(embedded) - len(body)] + "\n".join([*rows, body])
+    metadata = {
+        "id": chunk.id,
+        "doc": doc.name,
+        "doc_sha256": doc.sha256,
+        "index": chunk.index,
+        "start": chunk.start,
+        "end": chunk.end,
+        "page_start": chunk.page_start,
+        "page_end": chunk.page_end,
+        "heading_path": list(chunk.heading_path),
+        "embedded_text": embedded,
+    }
+    return {
+        "id": chunk.id,
+        "doc": doc.name,
+        "doc_sha256": doc.sha256,
+        "index": chunk.index,
+        "start": chunk.start,
+        "end": chunk.end,
+        "text": chunk.text,
+        "embedded_text": embedded,
+        "size": chunk.size,
+        "unit": settings.unit,
+        "page_start": chunk.page_start,
+        "page_end": chunk.page_end,
+        "heading_path": list(chunk.heading_path),
+        "overlap": chunk.overlap,
+        "flags": list(chunk.flags),
+        "page_content": chunk.text,
+        "metadata": metadata,
+    }
+
+
+def manifest(
+    doc: Document,
+    config: Config,
+    chunks: Sequence[Chunk],
+    *,
+    k: int | None = None,
+    budget: int | None = None,
+) -> dict[str, Any]:
+    """Everything needed to reproduce or compare an export (``k`` and ``budget``: the answer's,
+    when the export comes with one)."""
+    settings = config.chunking
+    out: dict[str, Any] = {
+        "app": "chunk-explorer",
+        "app_version": app_version(),
+        "document": {
+            "name": doc.name,
+            "kind": doc.kind,
+            "sha256": doc.sha256,
+            "characters": len(doc.text),
+            "pages": len(doc.pages) or None,
+        },
+        "splitter": {"name": settings.splitter, "version": settings.version},
+        "size": {
+            "unit": settings.unit,
+            "measure": settings.measure.label,
+            "encoding": settings.encoding if settings.unit == "tokens" else None,
+            "limit": settings.size,
+            "overlap": settings.overlap,
+        },
+        "separators": list(settings.separators) if settings.splitter == "recursive" else None,
+        "options": dict(settings.options) or None,
+        "normalisation": list(doc.normalisation),
+        "embedding": {
+            "model": config.model,
+            "dense_scores_from": config.dense,
+            "heading_prefix": config.heading_prefix,
+        },
+        "retrieval": {"retriever": config.retriever, "carry": config.carry},
+        "context": {
+            "neighbours": config.neighbours,
+            "section": config.section,
+            "merge": config.merge,
+            "table_headers": config.table_headers,
+            "fill": config.fill,
+            "k": k,
+            "budget": budget,
+        },
+        "config": config.to_json(),
+        "offsets": "half-open [start, end) code-point indices into the document text",
+        "ids": "a hash of the settings, heading path, occurrence and text: an unchanged chunk "
+        "keeps its id in another version of the document (doc_sha256 names the version)",
+        "embedded_text": "what an index should embed for a chunk: after its heading path when "
+        "heading_prefix is on, with its table's header rows when it holds body rows without "
+        "them and table_headers is on; text is what is displayed",
+        "chunks": len(chunks),
+    }
+    return out
+
+
+def to_jsonl(items: Iterable[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in items)
