@@ -39,6 +39,7 @@ from ui.answers import (
     evidence_phrases,
     evidence_rows,
     hit_rows,
+    match_notes,
 )
 from ui.document_view import Shown, document_panel
 from ui.lessons import (
@@ -251,6 +252,7 @@ with frame.page_slot():
             [None, *LESSONS],
             key="lesson",
             format_func=lambda n: "— none —" if n is None else LESSONS[n].title,
+            placeholder="— none —",
             on_change=on_lesson,
             help="Each lesson opens at a setting where the answer is incomplete, says why, and "
             "offers the moves that repair it.",
@@ -410,6 +412,8 @@ with ask_col:
             if first_page is not None:
                 state.page = first_page
         widgets.verdict_box(answer.verdict)
+        for note in match_notes(answer.evidence):
+            st.caption(md_text(note))
         if answer.hits:
             best = chunks[answer.hits[0].index]
             where = f"chunk {best.index}" + (f", page {best.page_start}" if best.page_start else "")
@@ -426,7 +430,27 @@ def draw_lesson(lesson: Lesson, step: int | None) -> None:
     reset, presentation mode, why it fails (or works now) and the links that reopen it."""
     assert lesson_panel is not None
     with lesson_panel:
-        st.markdown(f"**Lesson: {md_text(lesson.title)}** · {lesson_status(lesson, step)}")
+        head, more = st.columns([6, 2], vertical_alignment="center")
+        head.markdown(f"**Lesson: {md_text(lesson.title)}** · {lesson_status(lesson, step)}")
+        with more.container(horizontal=True, key="lesson_more"):
+            st.button(
+                "Leave presentation" if state.present else "Present",
+                key="present_toggle",
+                icon=":material/co_present:",
+                on_click=set_present,
+                args=(not state.present,),
+                help="Presentation mode: larger text, no sidebar, only the lesson, the question, "
+                "the verdict and the document.",
+            )
+            if not state.present:
+                with st.popover("", icon=":material/more_horiz:", help="Why it fails; links"):
+                    st.markdown(f"**Why it fails:** {md_text(lesson.why)}")
+                    if lesson.note:
+                        st.markdown(md_text(lesson.note))
+                    st.markdown("**Links to this lesson and its repairs**")
+                    for label, params in lesson_links(lesson):
+                        st.caption(md_text(label))
+                        st.code(link_url(st.context.url, params), language=None)
         if state.present:
             st.html(f'<p class="ce-question">{html.escape(lesson.question)}</p>')
         with st.container(horizontal=True, key="lesson_moves"):
@@ -447,24 +471,6 @@ def draw_lesson(lesson: Lesson, step: int | None) -> None:
                 args=(lesson.name,),
                 disabled=step == 0,
             )
-            st.button(
-                "Leave presentation" if state.present else "Present",
-                key="present_toggle",
-                icon=":material/co_present:",
-                on_click=set_present,
-                args=(not state.present,),
-                help="Presentation mode: larger text, no sidebar, only the lesson, the question, "
-                "the verdict and the document.",
-            )
-            if not state.present:
-                with st.popover("Why it fails", icon=":material/help:"):
-                    st.markdown(md_text(lesson.why))
-                    if lesson.note:
-                        st.markdown(md_text(lesson.note))
-                with st.popover("Links", icon=":material/link:"):
-                    for label, params in lesson_links(lesson):
-                        st.caption(md_text(label))
-                        st.code(link_url(st.context.url, params), language=None)
         if step:  # repaired: why it works now
             move = lesson.repairs[step - 1]
             st.markdown(f"**Why it works now:** {md_text(move.why or move.label)}")

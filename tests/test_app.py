@@ -340,8 +340,9 @@ def pdf_app(app: AppTest) -> AppTest:
 
 
 def caption_chunks(at: AppTest) -> str:
-    text = next(c.value for c in at.caption if "chunks on this page" in c.value)
-    return text.split("chunks on this page: ")[1]
+    """The chunks the page turned to shows ("on this page: chunk 4" or "chunks 3–6, 9")."""
+    text = next(c.value for c in at.caption if " · on this page: chunk" in c.value)
+    return re.sub(r"^chunks? ", "", text.split(" · on this page: ")[1])
 
 
 def test_pdf_shows_the_page_image_and_turns_pages(pdf_app: AppTest) -> None:

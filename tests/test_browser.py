@@ -357,7 +357,7 @@ def test_a_link_reopens_its_view_in_a_new_browser(chromium: Any, app_url: str) -
     assert page.locator(".ce-doc .ce-badge.ce-selected").get_attribute("data-index") == "4"
     # the address bar holds the view's link, and Copy link shows the same
     assert "doc=writing-guide.md" in page.url and "chunk=4" in page.url
-    page.get_by_role("button", name="Copy link").click()
+    page.get_by_role("button", name="Link").click()
     page.wait_for_timeout(500)
     shown = page.locator('[data-testid="stPopoverBody"] code').inner_text()
     assert "doc=writing-guide.md" in shown and "chunk=4" in shown

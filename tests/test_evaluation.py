@@ -393,3 +393,43 @@ def test_a_blank_evidence_phrase_keeps_the_other_phrases_known_spans() -> None:
         [{"id": "a", "doc": "d.md", "query": "?", "evidence": ["", "foo"], "spans": [None, [3, 6]]}]
     )
     assert q.evidence == ("foo",) and q.spans == ((3, 6),)
+
+
+def test_query_and_eval_json_say_what_cut_each_missed_phrase(tmp_path: Path) -> None:
+    """At 250 characters, k = 2 stops the ranking before one phrase's chunk; with k = 5 and a
+    small budget, the budget does (with the tokens it had left)."""
+    common = ["--retriever", "bm25", "--splitter", "fixed", "--unit", "chars", "--size", "250",
+              "--overlap", "0", "--fill", "off", "--carry", "0"]  # fmt: skip
+    question = "How long do I have to ask for a refund?"
+    query = [sys.executable, "-m", "explorer", "query", str(SAMPLES / "refund-policy.md"),
+             question, "--evidence", "within seven days", "--evidence",
+             "does not apply to downloaded materials", *common]  # fmt: skip
+    res = subprocess.run([*query, "--k", "2"], capture_output=True, timeout=300, check=False)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    missed = [e for e in out["evidence"] if not e["covered"]]
+    assert missed, "at 250 characters, k = 2 misses one of the two"
+    assert all(e["cut_by"] == "k" and e["rank"] > 2 for e in missed)
+    assert all(e["cut_by"] is None and e["rank"] <= 2 for e in out["evidence"] if e["covered"])
+    assert out["verdict_kind"] == "incomplete" and "below the top 2" in out["verdict"]
+    res = subprocess.run(
+        [*query, "--k", "5", "--budget", "120"], capture_output=True, timeout=300, check=False
+    )
+    out = json.loads(res.stdout)
+    missed = [e for e in out["evidence"] if not e["covered"]]
+    assert missed and all(e["cut_by"] == "budget" for e in missed if e["rank"] <= 5)
+    assert out["taken"] < 5 and out["budget_left"] < out["next_cost"]
+    assert "120-token budget held" in out["verdict"]
+    qfile = tmp_path / "q.json"
+    qfile.write_text(dumps(REFUND_QUERIES[:1]))
+    res = subprocess.run(
+        [sys.executable, "-m", "explorer", "eval", "--queries", str(qfile), "--docs",
+         str(SAMPLES), *common, "--k", "1", "--budget", "60", "--json"],
+        capture_output=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    per = json.loads(res.stdout)["per_query"][0]
+    for at in (per["at_k"]["1"], per["at_budget"]["60"]):
+        for e in at["evidence"]:
+            assert set(e) == {"phrase", "covered", "rank", "cut_by"}
+            assert (e["cut_by"] is None) == e["covered"]

@@ -231,3 +231,20 @@ def context_note(answer: Answer, *, length: int) -> str:
         else:
             note += f", within {budget}"
     return note + "."
+
+
+def match_notes(results: Sequence[Evidence]) -> list[str]:
+    """A sentence for each phrase found only as the page shows it, or only loosely."""
+    out = []
+    for r in results:
+        if r.match == "rendered":
+            out.append(
+                f"{r.phrase!r} was found as the page shows it; the source has markup between its "
+                "words (code, emphasis or a link), and its span covers it."
+            )
+        elif r.match == "loose":
+            out.append(
+                f"{r.phrase!r} matched loosely: its case, spacing, quotes, dashes or table "
+                "separators differ from the document's."
+            )
+    return out

@@ -143,8 +143,9 @@ _SCROLL_JS = """<script>/* chunk INDEX */
 (() => {
   let tries = 0;
   const go = () => {
-    const sel = '.ce-doc .ce-badge.ce-selected[data-index="INDEX"]';
-    const badge = document.querySelector(sel);
+    const sel = '.ce-doc .ce-badge[data-index="INDEX"]';
+    const badge = document.querySelector(sel.replace('badge', 'badge.ce-selected'))
+      || document.querySelector(sel);
     if (!badge) { if (++tries < 20) setTimeout(go, 100); return; }
     let box = badge.parentElement;
     const scrolls = (el) => el.scrollHeight > el.clientHeight + 2
@@ -160,7 +161,8 @@ _SCROLL_JS = """<script>/* chunk INDEX */
 
 
 def scroll_script(index: int) -> str:
-    """A script that scrolls the document view (not the page) to chunk ``index``'s badge.
+    """A script that scrolls the document view (not the page) to chunk ``index``'s badge (its
+    outlined one, when it is selected: the first otherwise, as the best hit's).
 
     It holds no document content, only the chunk number, so it is safe to run.
     """

@@ -171,7 +171,7 @@ def _document_panel(shown: Shown) -> None:
     shown_idx = chunk_view.visible_indices(chunks, shown.diagnosis, only_flagged=state.only_flagged)
 
     with st.container(key="ce_hide_view"):
-        view_col, pick_col, link_col = st.columns([9, 8, 3], vertical_alignment="bottom")
+        view_col, pick_col, link_col = st.columns([10, 8, 3], vertical_alignment="bottom")
         if len(views) > 1:
             state.view = view  # the radio shows the view drawn (the state keeps it otherwise)
             view_col.radio(
@@ -213,7 +213,7 @@ def _document_panel(shown: Shown) -> None:
         link = shown.view.replace(chunk=selected, view=view, page=state.get("page", 1))
         params = link.params(pdf=doc.kind == "pdf")
         st.query_params.from_dict(params)  # the address bar always holds this view's link
-        with link_col.popover("Copy link", icon=":material/link:", help="A link to this view"):
+        with link_col.popover("Link", icon=":material/link:", help="Copy a link to this view"):
             st.caption("This view, as a link:")
             st.code(link_url(shown.url, params), language=None, wrap_lines=True)
             if link.uploaded:
@@ -254,11 +254,10 @@ def _pdf_page(shown: Shown, tints: list[render.Highlight], view_key: str) -> Non
         listed = ", ".join(f"#{h.rank}" for h in here) or "none"
         nav[3].caption(f"of {n_pages:,} · hits on this page: {listed}")
     else:
-        tinted = [h.index for h in on_page if not h.underline]
+        tinted = sorted({h.index for h in on_page if not h.underline})
         listed = chunk_view.describe_indices(tinted)
-        nav[3].caption(
-            f"of {n_pages:,} · chunks on this page: {listed}" if listed else f"of {n_pages:,}"
-        )
+        which = f"chunk {listed}" if len(tinted) == 1 else f"chunks {listed}"
+        nav[3].caption(f"of {n_pages:,} · on this page: {which}" if listed else f"of {n_pages:,}")
     png = page_png(doc, view_key, page, shown.data, tints)
     st.image(png, caption=f"{md_escape(doc.name)}, page {page}", output_format="PNG")
 

@@ -141,7 +141,7 @@ def lesson_links(lesson: Lesson) -> list[tuple[str, dict[str, str]]]:
 
 
 PAGE_CSS = """<style>
-[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-bottom: 3rem; }
+[data-testid="stMainBlockContainer"] { padding-top: 1.2rem; padding-bottom: 3rem; }
 [data-testid="stSidebarUserContent"] { padding-top: 0.5rem; }
 .st-key-ce_lesson [data-testid="stButton"] button { padding: 0.1rem 0.6rem; min-height: 2rem; }
 .st-key-ce_title p { margin-bottom: 0; }

@@ -17,6 +17,7 @@ import re
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Protocol
 
 from explorer.documents.load import MAX_NESTING, front_matter_end, line_starts
@@ -370,6 +371,11 @@ class Rendered:
 
     text: str
     origin: array[int]
+
+    @cached_property
+    def spaced(self) -> str:
+        """The text with every run of white space one space (as a page reads)."""
+        return " ".join(self.text.split())
 
     def source_span(self, start: int, end: int) -> tuple[int, int]:
         """The ``doc.text`` span of the rendered ``[start, end)``: from its first character's

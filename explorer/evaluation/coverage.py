@@ -180,6 +180,13 @@ class EvalReport:
         """The report as JSON; with ``workspace``, each answer lists its hits in full."""
         count = get_measure("tokens").count
 
+        def cuts(a: Answer) -> list[dict[str, Any]]:
+            """Each phrase: covered, its best chunk's rank, and what cut it when it is not."""
+            return [
+                {"phrase": e.phrase, "covered": e.covered, "rank": e.best_rank, "cut_by": e.cut_by}
+                for e in a.evidence
+            ]
+
         def answer(r: QueryResult, a: Answer, whole: CorpusAnswer | None) -> dict[str, Any]:
             if whole is not None:  # corpus scope: the context and hits of every document
                 return {
@@ -187,6 +194,7 @@ class EvalReport:
                     "tokens": whole.tokens,
                     "covered": a.covered,
                     "verdict": None if whole.verdict is None else whole.verdict.sentence(),
+                    "evidence": cuts(a),
                     "hits": [
                         {"doc": h.doc, **hit_json(h.hit, chunks(h.doc)[h.index], count)}
                         if workspace is not None
@@ -199,6 +207,7 @@ class EvalReport:
                 "tokens": a.tokens,
                 "covered": a.covered,
                 "verdict": None if a.verdict is None else a.verdict.sentence(),
+                "evidence": cuts(a),
             }
             if workspace is not None:
                 out["hits"] = [hit_json(h, chunks(r.query.doc)[h.index], count) for h in a.hits]

@@ -136,17 +136,19 @@ def _locate(phrase: str, text: str) -> list[Span]:
 
 Match = Literal["exact", "rendered", "loose"]
 """How a phrase was found: as written in the source; as written on the rendered page (markup
-stands between its words in the source); or only ignoring case, spacing, quote and dash styles,
-ligatures or table separators."""
+stands between its words in the source); or only ignoring case, quote and dash styles,
+ligatures or table separators (white space never counts)."""
 
 
 def match_kind(
     phrase: str, text: str, spans: Sequence[Span], rendered: Rendered | None = None
 ) -> Match:
-    """How ``phrase`` matched at ``spans`` (see :data:`Match`)."""
-    if any(text[s:e] == phrase for s, e in spans):
+    """How ``phrase`` matched at ``spans`` (see :data:`Match`); line breaks and runs of white
+    space count as one space, as on a page."""
+    wanted = " ".join(phrase.split())
+    if any(" ".join(text[s:e].split()) == wanted for s, e in spans):
         return "exact"
-    if rendered is not None and phrase in rendered.text:
+    if rendered is not None and wanted in rendered.spaced:
         return "rendered"
     return "loose"
 
