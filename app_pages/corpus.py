@@ -32,6 +32,7 @@ from explorer.workspace import Pending
 from ui import corpus_view, frame, render, render_markdown, widgets
 from ui.answers import evidence_phrases, first_words, n_of
 from ui.document_view import highlights_key
+from ui.places import allowed_folder
 from ui.safe import md_escape, md_text
 from ui.settings import BUDGET_HELP, BUDGETS, TOP_K_MAX, budget_label, describe_config
 from ui.sources import UPLOAD_TYPES, remember, sample_paths
@@ -156,7 +157,7 @@ folder_docs: dict[str, Document] = {}
 folder_paths: dict[str, Path] = {}
 if state.cp_folder.strip():
     try:
-        loaded = ws.load_folder(state.cp_folder.strip())
+        loaded = ws.load_folder(allowed_folder(state.cp_folder))
     except ExplorerError as exc:
         widgets.message("error", str(exc))
     else:

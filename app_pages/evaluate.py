@@ -29,7 +29,7 @@ import streamlit as st
 
 from explorer.config import Config
 from explorer.documents.model import Document
-from explorer.errors import ExplorerError, QuerySetError
+from explorer.errors import DocumentError, ExplorerError, QuerySetError
 from explorer.evaluation import compare
 from explorer.evaluation.coverage import EvalReport, evaluate, flipped, sweep, sweep_cells
 from explorer.evaluation.queries import (
@@ -45,6 +45,7 @@ from ui import evaluate_view, frame, render, render_markdown, render_pdf, widget
 from ui.answers import n_of
 from ui.chunk_view import scroll_script, window_note
 from ui.pages import SWEEP_GRIDS
+from ui.places import allowed_folder
 from ui.safe import md_escape, md_text
 from ui.settings import SIZE_RANGES, config_of, describe_config, splitter_names, state_of
 from ui.sources import QUERY_SET, sample_paths
@@ -219,8 +220,12 @@ def pct(x: float) -> str:
 
 # --------------------------------------------------------------------------- sidebar: questions
 
-folder = Path(state.eval_docs_dir).expanduser()
-folder = folder if folder.is_absolute() else REPO / folder
+folder: Path | None = None
+folder_problem: str | None = None
+try:  # only a folder this app may read (see ui.places)
+    folder = allowed_folder(state.eval_docs_dir, base=REPO)
+except DocumentError as exc:
+    folder_problem = str(exc)
 items: list[dict[str, Any]] = state.query_set
 docs_named = documents_named(items)
 kinds = sorted({str(i["kind"]) for i in items if i.get("kind")})
@@ -253,19 +258,35 @@ chosen = [
 # documents uploaded on the Explore page in this session serve the questions that name them
 uploads = dict(state.get("uploads", {}))
 uploaded_names = set(uploads)
-absent = sorted(
-    {
-        q.doc
-        for q in chosen
-        if q.doc not in uploaded_names and not (folder.is_dir() and (folder / q.doc).is_file())
-    }
-)
+
+
+def in_folder(name: str) -> bool:
+    """The document is a file inside the documents folder (a name reaching out of it is not)."""
+    if folder is None or not folder.is_dir():
+        return False
+    try:
+        return Workspace(folder).inside(name).is_file()
+    except QuerySetError:
+        return False
+
+
+absent = sorted({q.doc for q in chosen if q.doc not in uploaded_names and not in_folder(q.doc)})
+
+
+def pdf_bytes(name: str) -> bytes:
+    """A PDF's bytes, to draw its pages: an upload's, or the folder's file."""
+    if name in uploads:
+        return bytes(uploads[name][2])
+    assert folder is not None
+    return Workspace(folder).inside(name).read_bytes()
+
+
 queries: list[Query] = [q for q in chosen if q.doc not in absent]
 ws: Workspace | None = None
 try:  # the folder's files and the session's uploads, over the session's workspace
     session = frame.workspace()
     ws = session.view(
-        folder if folder.is_dir() else None,
+        folder if folder is not None and folder.is_dir() else None,
         {
             name: session.load(data, name=file_name)
             for name, (file_name, _sha, data) in uploads.items()
@@ -289,7 +310,9 @@ st.caption(
 )
 if problem:
     st.error(f"The query set has a problem: {md_text(problem)}. Fix it in the Query set tab.")
-if not folder.is_dir() and not uploads:
+if folder_problem:
+    st.error(md_text(folder_problem))
+elif folder is not None and not folder.is_dir() and not uploads:
     st.error(f"The documents folder {md_text(str(folder))} does not exist; set it in the sidebar.")
 if absent:
     st.warning(
@@ -341,7 +364,9 @@ if tab_set.open:
             editor_key = f"qs_editor_{state.qs_version}"
             state.qs_base = evaluate_view.editor_rows(state.query_set)
         doc_options = sorted(
-            {p.name for p in folder.iterdir() if p.is_file()} if folder.is_dir() else set()
+            {p.name for p in folder.iterdir() if p.is_file()}
+            if folder is not None and folder.is_dir()
+            else set()
         )
         doc_options += [d for d in docs_named if d not in doc_options]
         edited = st.data_editor(
@@ -494,7 +519,7 @@ def show_boundaries(ra: EvalReport, rb: EvalReport, rows: list[dict[str, Any]]) 
     if doc.kind == "pdf":
         st.radio("PDF view", ["Page image", "Extracted text"], key="ab_pdf_view", horizontal=True)
     if doc.kind == "pdf" and state.ab_pdf_view == "Page image":
-        pdf = (folder / doc.name).read_bytes()
+        pdf = pdf_bytes(res_a.query.doc)
         n_pages = max(len(doc.pages), 1)
         if state.get("ab_page_for") != key or state.get("ab_page") is None:  # turn to E1
             first = doc.page_span(evidence[0].start, evidence[0].end)[0] if evidence else None

@@ -225,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ab = sub.add_parser(
         "ab",
-        help="two configurations on one query set: flips, an exact paired test, a 95% interval",
+        help="two configurations on one query set: flips, an exact paired test, a 95%% interval",
         description="Each SPEC is comma-separated key=value settings applied to the recommended "
         "configuration (left out: the recommended configuration itself), e.g. "
         '"splitter=fixed,unit=chars,size=500,overlap=0".',

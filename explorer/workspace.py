@@ -25,6 +25,7 @@ from several threads: a value being made is made once, the others wait for it.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -263,13 +264,33 @@ class Workspace:
         if self.docs_dir is not None:
             if self._folder is not None and name in self._folder.names:
                 return self._folder.document(name)
-            path = self.docs_dir / name
+            path = self.inside(name)
             if path.is_file():
                 doc = self.load_path(path)
                 self._named[name] = doc
                 return doc
         where = self.docs_dir if self.docs_dir is not None else "the loaded documents"
         raise QuerySetError(f"document {name!r} is not in {where}")
+
+    def inside(self, name: str) -> Path:
+        """The file ``name`` names in ``docs_dir``; a name that reaches outside it (an absolute
+        path, a ``..`` that climbs out) is refused, whether or not the file exists. Links the
+        folder's owner put inside the folder are followed: the owner chose them, a query set
+        did not."""
+        assert self.docs_dir is not None
+        relative = os.path.normpath(name) if name else ""
+        if (
+            not relative
+            or Path(name).is_absolute()
+            or relative == ".."
+            or relative.startswith(".." + os.sep)
+            or Path(name).drive
+        ):
+            raise QuerySetError(
+                f"document {name!r} is outside the documents folder {self.docs_dir}; a query "
+                "set names documents by their path inside it"
+            )
+        return self.docs_dir / relative
 
     def _name_of(self, doc: str | Document) -> str:
         if isinstance(doc, str):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.cli import main
 from tests.conftest import corpus_files, load_cached
 
 FIELDS = {
@@ -117,7 +118,8 @@ def test_a_guessed_encoding_is_one_warning_line_and_the_command_goes_on(tmp_path
     ("args", "message"),
     [
         (["--encoding", "nope"], "unknown tiktoken encoding"),
-        (["--encoding", "cl100k_base"], "cannot be loaded"),
+        (["--encoding", "cl100k_base"], "would be downloaded on first use"),
+        (["--encoding", "gpt2"], "would be downloaded on first use"),
         (["--size", "10", "--overlap", "10"], "must be smaller than size"),
         (["--size", "0"], "size must be"),
         (["--splitter", "magic"], "invalid choice"),
@@ -167,3 +169,16 @@ def test_every_splitter_works_with_its_defaults(capsys: pytest.CaptureFixture[st
             rec = json.loads(line)
             if rec["start"] is not None:  # a library chunk not found in the text has no span
                 assert doc_text[rec["start"] : rec["end"]] == rec["text"], name
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["", "text", "chunk", "audit", "query", "eval", "sweep", "ab", "diff", "cache", "lessons"],
+)
+def test_every_help_text_prints(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--help`` of the program and of each command prints and exits 0 (a ``%`` in a help
+    text once made argparse raise a TypeError instead)."""
+    with pytest.raises(SystemExit) as done:
+        main([*([command] if command else []), "--help"])
+    assert done.value.code == 0
+    assert "usage:" in capsys.readouterr().out

@@ -123,7 +123,10 @@ def test_uploads_join_and_bad_or_duplicate_files_are_listed(tmp_path: Path) -> N
     assert list(overview["document"]) == ["refund-policy.md"]
 
 
-def test_a_folder_loads_and_its_unreadable_files_are_listed(tmp_path: Path) -> None:
+def test_a_folder_loads_and_its_unreadable_files_are_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHUNK_EXPLORER_DOCS", str(tmp_path))  # what --docs allows
     shutil.copy(SAMPLES / "writing-guide.md", tmp_path / "guide.md")
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
     at = corpus_page(cp_samples=[], cp_folder=str(tmp_path))
@@ -134,6 +137,14 @@ def test_a_folder_loads_and_its_unreadable_files_are_listed(tmp_path: Path) -> N
     at.run()
     [overview] = table(at, "flagged")
     assert list(overview["document"]) == ["guide.md", "policy.md"]
+
+
+@pytest.mark.parametrize("folder", ["/etc", "../..", "sample_docs/../.."])
+def test_a_folder_outside_the_allowed_ones_is_refused_unread(folder: str) -> None:
+    at = corpus_page(cp_samples=[], cp_folder=folder)
+    errors = [e.value for e in at.error]
+    assert any("is not a folder this app may read" in e and "--docs" in e for e in errors), errors
+    assert not any(d.value.shape[0] for d in at.dataframe if "flagged" in d.value.columns)
 
 
 def test_no_document_says_what_to_do() -> None:
@@ -178,18 +189,23 @@ def test_the_folder_given_on_the_command_line(argv: list[str], folder: str) -> N
     assert cv.docs_from_argv(argv) == folder
 
 
-def test_while_the_model_cannot_embed_the_bm25_answer_is_shown() -> None:
+def test_while_the_model_cannot_embed_the_bm25_answer_is_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHUNK_EXPLORER_DOCS", str(tmp_path))
+    model = tmp_path / "not-a-model"  # a folder the app may read, holding no model
+    model.mkdir()
     at = AppTest.from_file(APP, default_timeout=180)
     at.session_state["retriever"] = "bm25"
-    at.session_state["model"] = "no-such/model-anywhere"
+    at.session_state["model"] = str(model)
     at.run()
     at.switch_page(PAGE).run()
     at.selectbox(key="retriever").set_value("hybrid").run()  # the sidebar's, on every page
     assert not at.exception, [e.value for e in at.exception]
     [message] = [e.value for e in at.error if not e.value.startswith("Incomplete")]
-    assert "cannot load embedding model 'no-such/model-anywhere'" in message
+    assert "cannot load embedding model" in message and "not-a-model" in message
     assert "bm25 works without it (its answer is shown above)" in message
-    want = corpus_answer(CONFIG.replace(model="no-such/model-anywhere"))
+    want = corpus_answer(CONFIG.replace(model=str(model)))
     [early] = [t for t in table(at, "document") if list(t.columns) == ["rank", "document", "chunk"]]
     assert list(early["chunk"]) == [h.index for h in want.hits]
     assert list(early["document"]) == [h.doc for h in want.hits]

@@ -600,3 +600,28 @@ def test_our_structure_splitter_against_a_langchain_1000_200_is_one_a_b() -> Non
     assert result["b"].config.chunking.splitter == "langchain-recursive"
     assert result["b"].chunks > 0
     assert any(i.value.startswith("**At k = 5:") for i in [*at.info, *at.success])
+
+
+def test_a_query_set_naming_files_outside_the_folder_reads_none_of_them() -> None:
+    """An uploaded query set names its documents; a name that climbs out of the documents
+    folder is left out like a missing file, and nothing outside is read."""
+    outside = ["/etc/passwd", "../../../etc/hosts", "../boundary-questions.json"]
+    first = questions("refund-policy.md")[0]
+    items = [dict(first, doc=name, id=f"out-{n}") for n, name in enumerate(outside)]
+    items.append(questions("refund-policy.md")[0])
+    at = open_page(query_set=items)
+    [left_out] = [w.value for w in at.warning if w.value.startswith("Left out")]
+    assert "3 document(s)" in left_out
+    assert at.button(key="ab_run").label == "Run A and B on 1 question"
+    assert "root:" not in markdown(at)
+
+
+@pytest.mark.parametrize("folder", ["/etc", "../../.."])
+def test_a_documents_folder_outside_the_allowed_ones_is_refused(folder: str) -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in (QUICK | {"eval_docs_dir": folder}).items():
+        at.session_state[key] = value
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [e.value for e in at.error if "is not a folder this app may read" in e.value]
+    assert errors and "--docs" in errors[0], [e.value for e in at.error]

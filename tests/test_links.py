@@ -113,3 +113,22 @@ def test_an_a_b_link_reopens_both_configurations() -> None:
     assert config_of(at.session_state, prefix="ab_B_") == b
     assert at.session_state["ab_k"] == 3
     assert dict(at.query_params) == {"a": a.to_spec(), "b": b.to_spec(), "k": "3"}
+
+
+def test_a_link_cannot_make_the_server_read_a_path_or_fetch_anything() -> None:
+    """A link is written by anyone: its model, encoding and document name reach no file the
+    person running the app did not allow, and no network."""
+    start = config_of(run().session_state)
+    for spec, says in (
+        ("model=/etc", "the embedding model must be the bundled"),
+        ("model=../../../root", "the embedding model must be the bundled"),
+        ("encoding=gpt2", "would be downloaded on first use"),
+    ):
+        at = run({"config": f"retriever=hybrid,{spec}"})
+        (note,) = [w.value for w in at.warning if "settings cannot be used" in w.value]
+        assert says in note, note
+        assert config_of(at.session_state) == start, spec  # the start, untouched
+    at = run({"doc": "../../../etc/passwd", "config": "retriever=bm25"})
+    assert at.session_state["source"] == "refund-policy.md"
+    (note,) = [w.value for w in at.warning if "a link cannot carry" in w.value]
+    assert "root:" not in " ".join(m.value for m in at.markdown)

@@ -9,6 +9,7 @@ PDF read on one page is not read again on another.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -158,3 +159,28 @@ def test_a_pdf_read_on_one_page_is_not_read_again_on_another() -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["ab_result"]["a"].results[0].located  # it answered from the manual
     assert ws.loads == read and manual.key == ws.document(manual).key
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["../refund-policy.md", "/etc/passwd", "docs/../../x.md", "..", "sub/../../../etc/hosts"],
+)
+def test_a_query_set_cannot_name_a_file_outside_the_documents_folder(
+    tmp_path: Path, name: str
+) -> None:
+    """A query set is a file anyone may hand over: its document names stay inside the folder,
+    whether or not the file they reach for exists."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "refund-policy.md").write_text("# Outside\n\nNot for the query set.\n")
+    ws = Workspace(tmp_path / "docs")
+    with pytest.raises(QuerySetError, match="is outside the documents folder"):
+        ws.document(name)
+
+
+def test_links_the_folder_owner_made_inside_it_are_followed(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "policy.md").symlink_to(SAMPLES / "refund-policy.md")
+    (tmp_path / "docs" / "sub").mkdir()
+    ws = Workspace(tmp_path / "docs")
+    assert ws.document("policy.md").text == ws.document("sub/../policy.md").text
+    assert "refund" in ws.document("policy.md").text.lower()

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from explorer.config import Config
 from explorer.errors import ExplorerError
+from ui.places import check_config
 from ui.settings import BUDGETS, TOP_K_MAX, config_of, state_of
 
 if TYPE_CHECKING:
@@ -185,7 +186,7 @@ class View:
         view = start.replace(present=present)
         spec = _one(params, "config") or ""
         try:
-            view = view.replace(config=Config.from_spec(spec))
+            view = view.replace(config=check_config(Config.from_spec(spec)))
         except ExplorerError as exc:
             notes.append(
                 f"The link's settings cannot be used ({exc}); the starting ones are shown."

@@ -26,7 +26,7 @@ from explorer.retrieval.embeddings import BUNDLED
 from explorer.retrieval.evidence import Verdict
 from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
 from explorer.workspace import Pending, Workspace
-from ui import settings
+from ui import places, settings
 from ui.safe import md_text
 
 Kind = Literal["success", "error", "warning", "info"]
@@ -357,9 +357,10 @@ def stop() -> NoReturn:
 
 
 def configuration(p: str = "") -> Config | None:
-    """The configuration the widgets under ``p`` show (None, with the reason shown, if bad)."""
+    """The configuration the widgets under ``p`` show (None, with the reason shown, if bad or
+    if it names a model the app may not read)."""
     try:
-        return settings.config_of(st.session_state, prefix=p)
+        return places.check_config(settings.config_of(st.session_state, prefix=p))
     except ExplorerError as exc:
         message("error", str(exc))
         return None

@@ -340,22 +340,45 @@ class ModelTokens:
         return _from_spans(enc.offsets, len(text))
 
 
+def offline_encodings() -> tuple[str, ...]:
+    """The tiktoken encodings installed with their files (tiktoken's own public ones fetch their
+    files from the network on first use, and nothing downloads here)."""
+    import tiktoken
+    import tiktoken.registry
+
+    names = tiktoken.list_encoding_names()
+    made = tiktoken.registry.ENCODING_CONSTRUCTORS or {}
+    return tuple(n for n in names if getattr(made.get(n), "__module__", "") != _DOWNLOADS)
+
+
+_DOWNLOADS = "tiktoken_ext.openai_public"
+"""tiktoken's plugin whose encodings are downloaded on first use."""
+
+
 @lru_cache(maxsize=8)
 def tiktoken_encoding(name: str) -> Any:
-    """A tiktoken encoding by name; raises MeasureError if it is unknown or cannot load offline."""
+    """A tiktoken encoding by name, from installed files only; raises MeasureError if it is
+    unknown or would need a download."""
     import tiktoken
 
     known = tiktoken.list_encoding_names()
+    offline = offline_encodings()
     if name not in known:
         raise MeasureError(
-            f"unknown tiktoken encoding {name!r}; installed: {', '.join(sorted(known))}"
+            f"unknown tiktoken encoding {name!r}; installed: {', '.join(sorted(offline))}"
+        )
+    if name not in offline:
+        raise MeasureError(
+            f"tiktoken encoding {name!r} would be downloaded on first use, and nothing downloads "
+            f"here; use one installed with its files: {', '.join(sorted(offline))} "
+            f"({DEFAULT_ENCODING!r} is cl100k_base)"
         )
     try:
         return tiktoken.get_encoding(name)
-    except Exception as exc:  # tiktoken raises bare exceptions when a download fails
+    except Exception as exc:  # tiktoken raises bare exceptions when its files cannot be read
         raise MeasureError(
-            f"tiktoken encoding {name!r} cannot be loaded here ({type(exc).__name__}); it needs a "
-            f"download and there is no network. Use {DEFAULT_ENCODING!r} (bundled)."
+            f"tiktoken encoding {name!r} cannot be loaded here ({type(exc).__name__}); use "
+            f"{DEFAULT_ENCODING!r} (bundled)"
         ) from None
 
 
