@@ -335,7 +335,8 @@ if answer is not None:
                         key=f"cp_open_{h.rank}",
                         on_click=open_hit,
                         args=(target, None if h.doc in SAMPLES else entry),
-                        help=f"Show {h.doc} on the main page with chunk {h.index} selected",
+                        help=f"Show {md_text(h.doc)} on the main page with chunk {h.index} "
+                        "selected",
                     )
 if state.pop("cp_open", False):
     st.switch_page(EXPLORE)

@@ -573,7 +573,7 @@ def show_boundaries(ra: EvalReport, rb: EvalReport, rows: list[dict[str, Any]]) 
             args=(config, source),
             help=(
                 f"Show {describe(config)} on the Explore page"
-                + (f", with {doc.name}" if source else "")
+                + (f", with {md_text(doc.name)}" if source else "")
                 if fits
                 else explorer_range(config)
             ),

@@ -670,7 +670,7 @@ def draw_overview(made: Chunking, diagnosis: Diagnosis) -> None:
 
 def draw_versions(changes: ChunkDiff, old_doc: Document, old_chunks: Sequence[Chunk]) -> None:
     label = state.version[0]
-    st.subheader(f"What changed since {label}", anchor=False)
+    st.subheader(f"What changed since {md_text(label)}", anchor=False)
     counts = changes.counts()
     cols = st.columns(5)
     for col, (name, key, tip) in zip(
@@ -696,7 +696,7 @@ def draw_versions(changes: ChunkDiff, old_doc: Document, old_chunks: Sequence[Ch
 
     st.html(change_legend_html())
     if changes.removed:
-        with st.expander(f"The {len(changes.removed):,} removed chunks (from {label})"):
+        with st.expander(f"The {len(changes.removed):,} removed chunks (from {md_text(label)})"):
             for ref in changes.removed:
                 st.markdown(f"**Chunk {ref.index} of {md_escape(label)}**")
                 st.code(old_doc.text[ref.start : ref.end], language=None, wrap_lines=True)

@@ -20,15 +20,27 @@ def facts_html(facts: Sequence[tuple[str, str]]) -> str:
     return f'<table style="border-collapse:collapse;font-size:14px">{rows}</table>'
 
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&@])")
 
 
 def md_escape(text: str) -> str:
     """``text`` with Markdown punctuation backslash-escaped, for names shown via Markdown."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return _unlink(_MARKDOWN_SPECIAL.sub(r"\\\1", text))
 
 
-_MARKDOWN_MARKUP = re.compile(r"([\\`*_\[\]<>!$~|#])")
+_MARKDOWN_MARKUP = re.compile(r"([\\`*_\[\]<>!$~|#&@])")
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z])(?=\\?:/)|(?<=www)(?=\\?\.)|(?<=@)")
+_JOINER = "\u2060"
+"""WORD JOINER: invisible, and it keeps ``http://``, ``www.`` and ``user@host`` from being one
+run of text."""
+
+
+def _unlink(text: str) -> str:
+    """``text`` with bare addresses kept from becoming links. GitHub-flavoured Markdown (as the
+    app's browser side renders it) links ``scheme://…``, ``www.…`` and ``user@host`` found in
+    the text *after* escapes are resolved, so a backslash does not stop it; an invisible joiner
+    inside the pattern does."""
+    return _AUTOLINK.sub(_JOINER, text)
 
 
 def md_text(text: str) -> str:
@@ -36,8 +48,10 @@ def md_text(text: str) -> str:
 
     ``st.error``, ``st.info`` and friends read their text as Markdown: a file named
     ``![x](http://host/x.png).md`` would load an image from that host, ``[a](javascript:…)`` would
-    be a link. Escaping the characters that start images, links, HTML, emphasis, code, maths
-    and headings leaves plain text that reads the same (unlike :func:`md_escape`, dots, colons
-    and dashes are kept as they are, so messages stay searchable).
+    be a link, ``www.host.example`` or ``http://host`` alone would become one, ``&lt;`` would show
+    as ``<``. Escaping the characters that start images, links, HTML, entities, emphasis, code,
+    maths and headings, and an invisible joiner inside a bare address, leave plain text that
+    reads the same (unlike :func:`md_escape`, dots, colons and dashes are kept as they are, so
+    messages stay searchable).
     """
-    return _MARKDOWN_MARKUP.sub(r"\\\1", text)
+    return _unlink(_MARKDOWN_MARKUP.sub(r"\\\1", text))
