@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from explorer.cli import main
-from tests.conftest import corpus_files, load_cached
+from tests.conftest import SAMPLES, corpus_files, load_cached
 
 FIELDS = {
     "id", "index", "start", "end", "text", "size", "unit", "page_start", "page_end",
@@ -182,3 +182,18 @@ def test_every_help_text_prints(command: str, capsys: pytest.CaptureFixture[str]
         main([*([command] if command else []), "--help"])
     assert done.value.code == 0
     assert "usage:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["../policy.md", "/ABSOLUTE/policy.md", "sub/../../policy.md"])
+def test_a_query_set_cannot_reach_outside_docs(tmp_path: Path, name: str) -> None:
+    """A query set's document names stay inside ``--docs``: one line, exit 2, nothing read."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "policy.md").write_bytes((SAMPLES / "refund-policy.md").read_bytes())
+    name = name.replace("/ABSOLUTE", str(tmp_path))
+    item = {"id": "a", "doc": name, "query": "Refund?", "evidence": ["within seven days"]}
+    queries = tmp_path / "set.json"
+    queries.write_text(json.dumps([item]))
+    res = run_cli("eval", "--queries", str(queries), "--docs", str(tmp_path / "docs"))
+    err = res.stderr.decode()
+    assert res.returncode == 2 and "is outside the documents folder" in err, err
+    assert err.count("\n") == 1 and not res.stdout, err
