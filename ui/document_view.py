@@ -171,7 +171,7 @@ def _document_panel(shown: Shown) -> None:
     shown_idx = chunk_view.visible_indices(chunks, shown.diagnosis, only_flagged=state.only_flagged)
 
     with st.container(key="ce_hide_view"):
-        view_col, pick_col, link_col = st.columns([10, 8, 3], vertical_alignment="bottom")
+        view_col, pick_col, link_col = st.columns([12, 6, 3], vertical_alignment="bottom")
         if len(views) > 1:
             state.view = view  # the radio shows the view drawn (the state keeps it otherwise)
             view_col.radio(
@@ -204,7 +204,7 @@ def _document_panel(shown: Shown) -> None:
             "Selected chunk",
             options,
             key=picker,
-            placeholder="Pick a chunk to see its details",
+            placeholder="Pick a chunk",
             format_func=lambda i: chunk_view.chunk_label(chunks[i]),
             on_change=_on_pick,
             args=(picker, pages),
@@ -213,7 +213,7 @@ def _document_panel(shown: Shown) -> None:
         link = shown.view.replace(chunk=selected, view=view, page=state.get("page", 1))
         params = link.params(pdf=doc.kind == "pdf")
         st.query_params.from_dict(params)  # the address bar always holds this view's link
-        with link_col.popover("Link", icon=":material/link:", help="Copy a link to this view"):
+        with link_col.popover(":material/link:", help="Copy a link to this view"):
             st.caption("This view, as a link:")
             st.code(link_url(shown.url, params), language=None, wrap_lines=True)
             if link.uploaded:
