@@ -14,6 +14,7 @@ import json
 import os
 import threading
 import warnings
+from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -66,6 +67,57 @@ def verified_bundled_dir() -> str:
     return folder
 
 
+class Turns:
+    """The model's queue: one batch at a time, in the order asked, a question's single text
+    ahead of the batches waiting.
+
+    The model is one per process and shared by every session; its batches interleave, so a
+    session asking a question (one text) waits for at most the batch that is running, not for
+    another session's whole document, and two sessions embedding documents take turns.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._holder: object | None = None
+        self._urgent: deque[object] = deque()
+        self._waiting: deque[object] = deque()
+        self.waited = 0  # turns that had to wait for another (for benchmarks)
+
+    @contextmanager
+    def turn(self, *, urgent: bool = False) -> Iterator[None]:
+        me = object()
+        with self._cond:
+            if self._holder is None and not self._urgent and not self._waiting:
+                self._holder = me
+            else:
+                self.waited += 1
+                line = self._urgent if urgent else self._waiting
+                line.append(me)
+                try:
+                    while self._holder is not me:
+                        self._cond.wait()
+                except BaseException:  # a stopped run leaves the line, or passes its turn on
+                    if self._holder is me:
+                        self._pass_on()
+                    else:
+                        line.remove(me)
+                    raise
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._pass_on()
+
+    def _pass_on(self) -> None:
+        queue = self._urgent or self._waiting
+        self._holder = queue.popleft() if queue else None
+        self._cond.notify_all()
+
+
+URGENT = 2
+"""A request of at most this many texts (a question) goes ahead of waiting batches."""
+
+
 class Embedder:
     """A sentence-transformers model plus a cache of the vectors it has produced.
 
@@ -83,7 +135,10 @@ class Embedder:
         self.store = store
         self._model: Any = None
         self._cache: dict[str, Any] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the cache and counters; never held while encoding
+        self._model_lock = threading.Lock()
+        self._inflight: dict[str, threading.Event] = {}  # texts another caller is encoding
+        self.turns = Turns()
         self.encoded = 0  # texts actually sent to the model (for the cache hit rate)
         self.requested = 0
         self.from_store = 0  # texts whose vectors were read from the store
@@ -91,7 +146,9 @@ class Embedder:
     @property
     def model(self) -> Any:
         if self._model is None:
-            self._model = load_model(self.name)
+            with self._model_lock:  # two sessions asking first load it once
+                if self._model is None:
+                    self._model = load_model(self.name)
         return self._model
 
     @property
@@ -147,7 +204,10 @@ class Embedder:
         self.store = None
 
     def embed(self, texts: Sequence[str], *, progress: Progress | None = None) -> Vectors:
-        """Vectors for ``texts`` (one row each), embedding only texts not seen before."""
+        """Vectors for ``texts`` (one row each), embedding only texts not seen before.
+
+        Callers share the model through :attr:`turns` batch by batch, and a text another
+        caller is already encoding is waited for, not encoded twice."""
         import numpy as np
 
         with self._lock:
@@ -155,40 +215,72 @@ class Embedder:
             missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
             if self._from_store(missing):
                 missing = [t for t in missing if t not in self._cache]
-            # longest first: a batch pads its texts to its longest, so batches of similar
-            # lengths waste least (what SentenceTransformer.encode does itself)
-            missing.sort(key=len, reverse=True)
-            total = len(missing)
-            if progress is not None:
-                progress(0.0 if total else 1.0, f"0 of {total:,}")
-            for i in range(0, total, BATCH):
-                batch = missing[i : i + BATCH]
-                vecs = self.model.encode(
+            theirs = {self._inflight[t] for t in missing if t in self._inflight}
+            mine = [t for t in missing if t not in self._inflight]
+            done = threading.Event()
+            self._inflight.update(dict.fromkeys(mine, done))
+        got: dict[str, Any] = {}
+        try:
+            got = self._encode(mine, progress)
+        finally:
+            with self._lock:
+                for t in mine:
+                    self._inflight.pop(t, None)
+            done.set()
+        for event in theirs:
+            event.wait()
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with self._lock:
+            rows: dict[str, Any] = {t: got.get(t, self._cache.get(t)) for t in dict.fromkeys(texts)}
+        lost = [t for t, v in rows.items() if v is None]  # another caller failed, or evicted
+        if lost:
+            rows.update(zip(lost, self.embed(lost), strict=True))
+        try:
+            out: Vectors = np.stack([rows[t] for t in texts])
+        except ValueError:  # vectors of two lengths: the store has another model's
+            raise EmbeddingError(
+                f"the embedding cache holds vectors of another size for {self.name!r} (was a "
+                "different model saved under this name?); empty it with "
+                "`python -m explorer cache --clear`"
+            ) from None
+        with self._lock:
+            self._evict()
+        return out
+
+    def _encode(self, missing: list[str], progress: Progress | None) -> dict[str, Any]:
+        """Encode ``missing`` batch by batch, each batch in its turn; the vectors go to the
+        cache and the store as each batch is done (an interrupted run keeps what it did)."""
+        import numpy as np
+
+        # longest first: a batch pads its texts to its longest, so batches of similar lengths
+        # waste least (what SentenceTransformer.encode does itself)
+        missing = sorted(missing, key=len, reverse=True)
+        total = len(missing)
+        if progress is not None:
+            progress(0.0 if total else 1.0, f"0 of {total:,}")
+        model: Any = self.model if total else None
+        got: dict[str, Any] = {}
+        for i in range(0, total, BATCH):
+            batch = missing[i : i + BATCH]
+            with self.turns.turn(urgent=total <= URGENT):
+                vecs = model.encode(
                     batch,
                     batch_size=BATCH,
                     normalize_embeddings=True,
                     convert_to_numpy=True,
                     show_progress_bar=False,
                 )
-                fresh = {t: v.astype(np.float32) for t, v in zip(batch, vecs, strict=True)}
+            fresh = {t: v.astype(np.float32) for t, v in zip(batch, vecs, strict=True)}
+            got.update(fresh)
+            with self._lock:
                 self._cache.update(fresh)
                 self.encoded += len(batch)
-                self._to_store(fresh)  # batch by batch: an interrupted run keeps what it did
-                if progress is not None:
-                    done = min(i + BATCH, total)
-                    progress(done / total, f"{done:,} of {total:,}")
-            if not texts:
-                return np.zeros((0, self.dimension), dtype=np.float32)
-            try:
-                out: Vectors = np.stack([self._cache[t] for t in texts])
-            except ValueError:  # vectors of two lengths: the store has another model's
-                raise EmbeddingError(
-                    f"the embedding cache holds vectors of another size for {self.name!r} (was a "
-                    "different model saved under this name?); empty it with "
-                    "`python -m explorer cache --clear`"
-                ) from None
-            self._evict()
-            return out
+            self._to_store(fresh)
+            if progress is not None:
+                done = min(i + BATCH, total)
+                progress(done / total, f"{done:,} of {total:,}")
+        return got
 
     def _evict(self) -> None:
         """Drop the oldest vectors beyond ``max_entries`` (dicts keep insertion order)."""
