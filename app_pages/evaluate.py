@@ -28,7 +28,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.config import Config
-from explorer.documents.model import Document
+from explorer.documents.model import Document, document_name
 from explorer.errors import DocumentError, ExplorerError, QuerySetError
 from explorer.evaluation import compare
 from explorer.evaluation.coverage import EvalReport, evaluate, flipped, sweep, sweep_cells
@@ -364,7 +364,7 @@ if tab_set.open:
             editor_key = f"qs_editor_{state.qs_version}"
             state.qs_base = evaluate_view.editor_rows(state.query_set)
         doc_options = sorted(
-            {p.name for p in folder.iterdir() if p.is_file()}
+            {document_name(p) for p in folder.iterdir() if p.is_file()}
             if folder is not None and folder.is_dir()
             else set()
         )
