@@ -23,7 +23,7 @@ from explorer.answer import CorpusAnswer
 from explorer.chunking.diagnostics import Diagnosis, diagnose
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk
-from explorer.documents.model import SUPPORTED_SUFFIXES, Document
+from explorer.documents.model import SUPPORTED_SUFFIXES, Document, document_name
 from explorer.errors import ExplorerError
 from explorer.evaluation.coverage import evaluate
 from explorer.evaluation.queries import load_queries
@@ -328,7 +328,7 @@ if answer is not None:
                     entry = raw.get(h.doc)
                     if entry is None and h.doc in folder_paths:
                         data = folder_paths[h.doc].read_bytes()
-                        entry = (folder_paths[h.doc].name, frame.content_sha(data), data)
+                        entry = (document_name(folder_paths[h.doc]), frame.content_sha(data), data)
                     page = chunks[h.doc][h.index].page_start
                     st.button(
                         f"Open at #{h.rank}" + (f" (page {page})" if page else ""),

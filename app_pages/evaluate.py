@@ -28,7 +28,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.config import Config
-from explorer.documents.model import Document
+from explorer.documents.model import Document, document_name
 from explorer.errors import DocumentError, ExplorerError, QuerySetError
 from explorer.evaluation import compare
 from explorer.evaluation.coverage import EvalReport, evaluate, flipped, sweep, sweep_cells
@@ -83,7 +83,7 @@ def boundary_html(
 
 
 @st.cache_data(max_entries=32, show_spinner="Drawing the page…")
-def boundary_png(
+def boundary_image(
     key: str,
     page: int,
     _pdf: bytes,
@@ -91,7 +91,7 @@ def boundary_png(
     _a: list[Any],
     _b: list[Any],
     _evidence: list[render.Highlight],
-) -> bytes:
+) -> render_pdf.PageImage:
     markers = evaluate_view.boundary_markers(_a, _b)
     return render_pdf.render_pdf_page(_pdf, page, _doc, _evidence, zoom=2.0, markers=markers)
 
@@ -364,7 +364,7 @@ if tab_set.open:
             editor_key = f"qs_editor_{state.qs_version}"
             state.qs_base = evaluate_view.editor_rows(state.query_set)
         doc_options = sorted(
-            {p.name for p in folder.iterdir() if p.is_file()}
+            {document_name(p) for p in folder.iterdir() if p.is_file()}
             if folder is not None and folder.is_dir()
             else set()
         )
@@ -526,8 +526,14 @@ def show_boundaries(ra: EvalReport, rb: EvalReport, rows: list[dict[str, Any]]) 
             state.ab_page, state.ab_page_for = first or 1, key
         state.ab_page = max(1, min(n_pages, int(state.ab_page)))
         st.number_input(f"Page (of {n_pages})", 1, n_pages, key="ab_page")
-        png = boundary_png(key, state.ab_page, pdf, doc, chunks_a, chunks_b, evidence)
-        st.image(png, caption=f"{md_escape(doc.name)}, page {state.ab_page}")
+        try:
+            image = boundary_image(key, state.ab_page, pdf, doc, chunks_a, chunks_b, evidence)
+        except DocumentError as exc:
+            st.warning(md_escape(str(exc)))
+        else:
+            st.image(
+                image.png, caption=image.caption(f"{md_escape(doc.name)}, page {state.ab_page}")
+            )
     else:
         html = boundary_html(key, doc, chunks_a, chunks_b, evidence)
         window = render.window(doc.text, evidence[0].start if evidence else None)

@@ -29,7 +29,7 @@ from explorer.chunking.splitters import SPLITTERS
 from explorer.config import Config
 from explorer.documents.folder import Skipped
 from explorer.documents.load import load_path
-from explorer.documents.model import Document
+from explorer.documents.model import Document, display_name
 from explorer.errors import DocumentError, EmbeddingError, ExplorerError, SettingsError
 from explorer.evaluation.compare import parse_int_list
 from explorer.evaluation.coverage import (
@@ -378,10 +378,10 @@ def run_corpus_query(args: argparse.Namespace, config: Config, question: str) ->
     )
     out = answer.to_json(corpus.chunks)
     out["documents"] = [
-        {**manifest(d, config, corpus.chunks[d.name])["document"], "path": str(p)}
+        {**manifest(d, config, corpus.chunks[d.name])["document"], "path": display_name(p)}
         for d, p in zip(loaded.documents, loaded.paths, strict=True)
     ]
-    out["skipped"] = [{"path": str(s.path), "reason": s.reason} for s in loaded.skipped]
+    out["skipped"] = [{"path": display_name(s.path), "reason": s.reason} for s in loaded.skipped]
     out["chunks"] = corpus.size
     return out
 
@@ -524,7 +524,7 @@ def run_eval(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         result = report.to_json(workspace)
         if args.scope == "corpus":
             result["skipped"] = [
-                {"path": str(s.path), "reason": s.reason} for s in workspace.skipped
+                {"path": display_name(s.path), "reason": s.reason} for s in workspace.skipped
             ]
         result["retrieval_map"] = retrieval_map_json(reach, k=k, budget=None)
         out.write(json.dumps(result, ensure_ascii=False) + "\n")

@@ -40,7 +40,7 @@ from explorer.config import Config
 from explorer.corpus import Corpus
 from explorer.documents.folder import Loaded, Skipped, load_folder, load_paths
 from explorer.documents.load import load_document
-from explorer.documents.model import Document, sha256_of
+from explorer.documents.model import Document, document_name, sha256_of
 from explorer.errors import QuerySetError, SettingsError
 from explorer.progress import Progress, quiet, scaled
 from explorer.retrieval.context import Span
@@ -214,7 +214,7 @@ class Workspace:
         from explorer.documents.load import read_file
 
         p = Path(path)
-        return self.load(read_file(p), name=p.name)
+        return self.load(read_file(p), name=document_name(p))
 
     def load_folder(self, folder: str | Path, *, recursive: bool = False) -> Loaded:
         """Every file of ``folder`` that loads (see :func:`explorer.documents.load_folder`), each

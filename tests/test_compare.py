@@ -183,10 +183,10 @@ def test_pdf_page_draws_marker_bars() -> None:
     data = pdf.tobytes()
     doc = load_document(data, name="t.pdf")
     start = doc.text.index("This")
-    plain = render_pdf.render_pdf_page(data, 1, doc, [], zoom=2.0)
+    plain = render_pdf.render_pdf_page(data, 1, doc, [], zoom=2.0).png
     marked = render_pdf.render_pdf_page(
         data, 1, doc, [], zoom=2.0, markers=[render.Marker(start, "#1d4ed8", "A")]
-    )
+    ).png
     assert plain != marked
     pix = pymupdf.Pixmap(marked)
     blue = [

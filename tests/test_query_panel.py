@@ -641,10 +641,10 @@ def test_underlines_are_drawn_on_the_pdf_page() -> None:
     start = doc.text.index("Samples must be tested")
     page, _ = doc.page_span(start, start + 10)
     assert page is not None
-    plain = render_pdf.render_pdf_page(pdf, page, doc, [], zoom=1)
+    plain = render_pdf.render_pdf_page(pdf, page, doc, [], zoom=1).png
     marked = render_pdf.render_pdf_page(
         pdf, page, doc, [render.Highlight(start, start + 40, 0, "#cf222e", underline=True)], zoom=1
-    )
+    ).png
     assert marked != plain
 
 

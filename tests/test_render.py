@@ -494,8 +494,8 @@ def test_pdf_page_tints_highlighted_lines_only() -> None:
     zoom = 2.0
     first = hl(doc, "Refunds", "seven days.", 0)
     on_page_two = hl(doc, "Page two", "here.", 1)
-    plain = _pixels(render_pdf_page(data, 1, doc, [], zoom=zoom))
-    lit = _pixels(render_pdf_page(data, 1, doc, [first, on_page_two], zoom=zoom))
+    plain = _pixels(render_pdf_page(data, 1, doc, [], zoom=zoom).png)
+    lit = _pixels(render_pdf_page(data, 1, doc, [first, on_page_two], zoom=zoom).png)
     assert (lit.width, lit.height) == (plain.width, plain.height) == (1190, 1684)
 
     assert doc.layout is not None
@@ -519,12 +519,12 @@ def test_pdf_overlap_is_darker_and_badges_drawn() -> None:
     zoom = 2.0
     a = hl(doc, "Refunds", "seven days.", 0)
     b = hl(doc, "within", "downloaded", 2, selected=True)
-    single_only = _pixels(render_pdf_page(data, 1, doc, [a], zoom=zoom))
-    both = _pixels(render_pdf_page(data, 1, doc, [a, b], zoom=zoom))
+    single_only = _pixels(render_pdf_page(data, 1, doc, [a], zoom=zoom).png)
+    both = _pixels(render_pdf_page(data, 1, doc, [a, b], zoom=zoom).png)
     assert doc.layout is not None
     shared = doc.layout.rects(b.start, a.end)[0]
     alone = doc.layout.rects(a.start, b.start - 1)[0]
-    plain = _pixels(render_pdf_page(data, 1, doc, [], zoom=zoom))
+    plain = _pixels(render_pdf_page(data, 1, doc, [], zoom=zoom).png)
     in_shared = _white_spots(plain, pymupdf.Rect(shared.x0, shared.y0, shared.x1, shared.y1), zoom)
     in_alone = _white_spots(plain, pymupdf.Rect(alone.x0, alone.y0, alone.x1, alone.y1), zoom)
 
@@ -556,16 +556,16 @@ def test_pdf_through_the_loader() -> None:
     (rect,) = doc.layout.rects(h.start, h.end)
     assert rect.page == 1
     zoom = 1.5
-    plain = _pixels(render_pdf_page(data, 1, doc, [], zoom=zoom))
-    lit = _pixels(render_pdf_page(data, 1, doc, [h], zoom=zoom))
+    plain = _pixels(render_pdf_page(data, 1, doc, [], zoom=zoom).png)
+    lit = _pixels(render_pdf_page(data, 1, doc, [h], zoom=zoom).png)
     spots = _white_spots(plain, pymupdf.Rect(rect.x0, rect.y0, rect.x1, rect.y1), zoom)
     assert spots and all(lit.pixel(x, y)[:3] != (255, 255, 255) for x, y in spots)
     # the page-two text is not drawn on page one, and page two gets its own tint
     h2 = hl(doc, "Page two", "here.", 2)
-    assert _pixels(render_pdf_page(data, 1, doc, [h2], zoom=zoom)).samples == plain.samples
+    assert _pixels(render_pdf_page(data, 1, doc, [h2], zoom=zoom).png).samples == plain.samples
     assert (
-        _pixels(render_pdf_page(data, 2, doc, [h2], zoom=zoom)).samples
-        != _pixels(render_pdf_page(data, 2, doc, [], zoom=zoom)).samples
+        _pixels(render_pdf_page(data, 2, doc, [h2], zoom=zoom).png).samples
+        != _pixels(render_pdf_page(data, 2, doc, [], zoom=zoom).png).samples
     )
 
 

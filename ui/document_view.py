@@ -23,6 +23,7 @@ from explorer.chunking.measures import MODEL_WINDOW
 from explorer.chunking.splitters import Chunk, embedded_text
 from explorer.config import Config
 from explorer.documents.model import Document
+from explorer.errors import DocumentError
 from explorer.retrieval.evidence import ordinal
 from explorer.workspace import Memo
 from ui import chunk_view, highlights, render, render_markdown, render_pdf
@@ -52,28 +53,28 @@ def document_html(
 
 
 @st.cache_resource(show_spinner=False)
-def _page_images() -> tuple[Memo[tuple[str, str, int], bytes], ThreadPoolExecutor]:
+def _page_images() -> tuple[Memo[tuple[str, str, int], render_pdf.PageImage], ThreadPoolExecutor]:
     """Drawn pages (the last 96), and one thread that draws the pages next to the one shown."""
     return Memo(96), ThreadPoolExecutor(max_workers=1, thread_name_prefix="ce-pages")
 
 
-def page_png(
+def page_image(
     doc: Document, view_key: str, page: int, pdf: bytes, tints: Sequence[render.Highlight]
-) -> bytes:
+) -> render_pdf.PageImage:
     """Page ``page`` with every highlight of ``tints`` that touches it; then the pages before
     and after it are drawn in the background, so turning to one of them shows it at once."""
     drawn, drawer = _page_images()
 
-    def draw(n: int) -> bytes:
+    def draw(n: int) -> render_pdf.PageImage:
         here = [h for h in tints if highlights.span_on_page(doc, h.start, h.end, n)]
         return render_pdf.render_pdf_page(pdf, n, doc, here, zoom=PDF_ZOOM)
 
-    png = drawn.get((doc.key, view_key, page), lambda: draw(page))
+    image = drawn.get((doc.key, view_key, page), lambda: draw(page))
     last = max((p.number for p in doc.pages), default=page)
     for n in (page + 1, page - 1):
         if 1 <= n <= last and drawn.peek((doc.key, view_key, n)) is None:
             drawer.submit(drawn.get, (doc.key, view_key, n), lambda n=n: draw(n))
-    return png
+    return image
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -258,8 +259,13 @@ def _pdf_page(shown: Shown, tints: list[render.Highlight], view_key: str) -> Non
         listed = chunk_view.describe_indices(tinted)
         which = f"chunk {listed}" if len(tinted) == 1 else f"chunks {listed}"
         nav[3].caption(f"of {n_pages:,} · on this page: {which}" if listed else f"of {n_pages:,}")
-    png = page_png(doc, view_key, page, shown.data, tints)
-    st.image(png, caption=f"{md_escape(doc.name)}, page {page}", output_format="PNG")
+    try:
+        image = page_image(doc, view_key, page, shown.data, tints)
+    except DocumentError as exc:
+        st.warning(md_escape(str(exc)))
+        return
+    caption = image.caption(f"{md_escape(doc.name)}, page {page}")
+    st.image(image.png, caption=caption, output_format="PNG")
 
 
 def _text_view(

@@ -8,7 +8,8 @@ document plus highlights into something a person can look at:
   every piece of visible text with the source offset it came from, so a chunk that ends
   mid-sentence ends mid-sentence on screen. ``raw=True`` shows the Markdown source instead.
 * :func:`render_text` shows plain text (or a PDF's extracted text) with the same tints.
-* :func:`render_pdf_page` draws translucent rectangles over the real PDF page and returns a PNG.
+* :func:`render_pdf_page` draws translucent rectangles over the real PDF page: a PNG and the zoom
+  it was drawn at (a large page smaller, within a pixel budget).
 
 In the HTML, every tinted ``<span>`` carries the class ``ce-chunk-<index>`` of each highlight that
 covers it; where two or more highlights overlap the span also has ``ce-overlap`` and diagonal

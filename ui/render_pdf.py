@@ -1,12 +1,20 @@
 """A PDF page drawn as a PNG with the chunks' lines tinted over it: translucent rectangles from the
 document's layout (overlaps come out darker), outlines for the selected ones, a badge at each
-highlight's first rectangle, and boundary markers."""
+highlight's first rectangle, and boundary markers.
+
+A page of any size is drawn: the zoom asked for is lowered so that the image stays within
+:data:`PIXEL_BUDGET` and :data:`MAX_SIDE` (a page can be up to 14,400 pt a side, more with a
+``UserUnit``, from a file of a few hundred bytes). The tints are drawn on the page itself, in
+page coordinates, before it is rasterised, so they land on their lines at any zoom.
+"""
 
 from __future__ import annotations
 
 import bisect
+import math
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from explorer.documents.model import Document, Layout, Rect
@@ -39,6 +47,71 @@ _MUPDF = threading.Lock()
 (the app's sessions and its drawing-ahead thread share this lock)."""
 
 
+PIXEL_BUDGET = 2**23
+"""The most pixels in one page image (about 8.4 megapixels). Drawing and encoding one costs about
+6 bytes a pixel at its peak, so a page stays within about 60 MB whatever its size, while every
+paper size up to A2 and ANSI C is still drawn at the app's zoom of 2 (BENCHMARKS.md, "Large PDF
+pages")."""
+
+MAX_SIDE = 16_384
+"""The longest side of a page image in pixels: a strip of a page (14,400 × 10 pt) is drawn no
+longer than this, more than ten screen heights, instead of tens of thousands of pixels."""
+
+
+def page_zoom(width: float, height: float, zoom: float) -> float:
+    """The zoom a ``width`` × ``height`` pt page is drawn at: ``zoom``, or less where that image
+    would hold more than :data:`PIXEL_BUDGET` pixels or have a side over :data:`MAX_SIDE`.
+
+    MuPDF rounds each side of the image up to whole pixels, so a side is taken as one pixel
+    longer: ``(width·z + 1)(height·z + 1) <= PIXEL_BUDGET``, solved for ``z``.
+    """
+    area, perimeter = width * height, width + height
+    budget = (-perimeter + math.sqrt(perimeter**2 + 4 * area * (PIXEL_BUDGET - 1))) / (2 * area)
+    return min(zoom, budget, (MAX_SIDE - 1) / max(width, height))
+
+
+@dataclass(frozen=True)
+class PageImage:
+    """One drawn page: the PNG, the zoom it was drawn at and the zoom asked for."""
+
+    png: bytes
+    zoom: float
+    asked: float
+    width: float
+    """The page's width in points (as shown: rotation applied)."""
+    height: float
+    user_unit: float = 1.0
+    """The page's ``UserUnit`` where its tints were left out because of it (1: none left out)."""
+
+    @property
+    def reduced(self) -> bool:
+        """Drawn below the zoom asked for, to stay within the pixel budget."""
+        return self.zoom < self.asked
+
+    def note(self) -> str:
+        """Sentences for the caption: the page was drawn smaller, or without its tints; empty
+        when it was drawn as asked."""
+        notes = []
+        if self.reduced:
+            notes.append(
+                f"Drawn at reduced resolution ({self.zoom * 72:.3g} dpi instead of "
+                f"{self.asked * 72:.3g}): the page is {self.width:,.0f} × {self.height:,.0f} pt, "
+                f"and a page image holds at most {PIXEL_BUDGET / 1e6:.1f} megapixels."
+            )
+        if self.user_unit != 1:
+            notes.append(
+                "The tints are not drawn on this page: it sets a PDF UserUnit of "
+                f"{self.user_unit:g}, which the drawing of tints does not follow; the extracted "
+                "text shows them."
+            )
+        return " ".join(notes)
+
+    def caption(self, title: str) -> str:
+        """``title`` (the document and page), followed by the note when there is one."""
+        note = self.note()
+        return f"{title}. {note}" if note else title
+
+
 def render_pdf_page(
     pdf_bytes: bytes,
     page_number: int,
@@ -47,13 +120,14 @@ def render_pdf_page(
     *,
     zoom: float = 1.5,
     markers: Sequence[Marker] = (),
-) -> bytes:
-    """A PNG of page ``page_number`` (1-based) with each highlight's lines tinted.
+) -> PageImage:
+    """Page ``page_number`` (1-based) drawn with each highlight's lines tinted.
 
     Every highlight covers its lines (``doc.layout.rects``) with a translucent rectangle, so
     overlaps come out darker; selected highlights are also outlined; a badge with the label sits
     at each highlight's first rectangle. Each of ``markers`` is a vertical bar (with its label
-    above) just left of the first glyph at or after its offset. ``zoom`` 1 is 72 dpi.
+    above) just left of the first glyph at or after its offset. ``zoom`` 1 is 72 dpi; a large
+    page is drawn at :func:`page_zoom` instead (the image says which).
     """
     pymupdf = _fitz()
     if not zoom > 0:
@@ -64,12 +138,41 @@ def render_pdf_page(
                 f"page {page_number} does not exist; this PDF has {pdf.page_count} page(s)"
             )
         page = pdf[page_number - 1]
-        if doc.layout is not None and highlights:
+        width, height = float(page.rect.width), float(page.rect.height)
+        # MuPDF itself replaces an empty or broken MediaBox by US Letter; this is the last guard
+        if not (0 < width < math.inf and 0 < height < math.inf):
+            raise DocumentError(
+                f"page {page_number} has no area ({width:g} × {height:g} pt), so there is no "
+                "image to draw; switch the PDF view to Extracted text"
+            )
+        drawn = page_zoom(width, height, zoom)
+        unit = _user_unit(page)
+        if unit == 1 and doc.layout is not None and highlights:
             _draw_highlights(page, page_number, doc.layout, highlights)
-        if doc.layout is not None and markers:
+        if unit == 1 and doc.layout is not None and markers:
             _draw_markers(page, page_number, doc.layout, markers)
-        pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
-        return bytes(pix.tobytes("png"))
+        try:
+            png = page.get_pixmap(matrix=pymupdf.Matrix(drawn, drawn), alpha=False).tobytes("png")
+        except Exception as exc:  # MuPDF's own limits, a broken content stream: one sentence
+            reason = " ".join(str(exc).split())[:120] or type(exc).__name__
+            raise DocumentError(
+                f"page {page_number} cannot be drawn ({reason}); "
+                "switch the PDF view to Extracted text"
+            ) from None
+        left_out = unit if unit != 1 and doc.layout is not None and (highlights or markers) else 1
+        return PageImage(bytes(png), drawn, zoom, width, height, user_unit=left_out)
+
+
+def _user_unit(page: Any) -> float:
+    """The page's ``UserUnit`` (PDF 1.6: points per unit, 1 by default). PyMuPDF draws a
+    rectangle's width and height, line widths and font sizes unscaled by it, so tints drawn on
+    such a page would land far from their lines."""
+    kind, value = page.parent.xref_get_key(page.xref, "UserUnit")
+    try:
+        unit = float(value) if kind in ("int", "float") else 1.0
+    except ValueError:
+        return 1.0
+    return unit if unit > 0 else 1.0
 
 
 def _draw_highlights(

@@ -10,7 +10,9 @@ file by name is kept and each duplicate names the file it repeats.
 
 Files are taken in name order; names starting with ``.`` (``.git``, ``.DS_Store``) are passed
 over without a word. A document's name is its path relative to the folder given, with ``/``
-between folders, so two documents of one corpus never share a name.
+between folders, so two documents of one corpus never share a name; bytes of a file name that
+are not UTF-8 are shown as U+FFFD (:func:`~explorer.documents.model.display_name`), and a second
+file whose name then reads the same is skipped, saying so.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from explorer.documents.model import (
     SUPPORTED_SUFFIXES,
     TEXT_SUFFIXES,
     Document,
+    display_name,
+    document_name,
     sha256_of,
     too_long,
 )
@@ -122,7 +126,9 @@ def load_folder(
     path = Path(folder)
     if not path.is_dir():
         what = "not a folder" if path.exists() else "no such folder"
-        raise DocumentError(f"{path}: {what}; give the folder that holds the documents")
+        raise DocumentError(
+            f"{display_name(path)}: {what}; give the folder that holds the documents"
+        )
     return load_paths([path], recursive=recursive, progress=progress, load=load)
 
 
@@ -155,8 +161,8 @@ def load_paths(
             skipped.append(
                 Skipped(
                     path,
-                    f"{name}: the same name as {by_name[name]}, which is loaded already; rename "
-                    "one of them to load both",
+                    f"{name}: the same name as {display_name(by_name[name])}, which is loaded "
+                    "already; rename one of them to load both",
                 )
             )
             continue
@@ -201,14 +207,16 @@ Entry = tuple[Path, str, str | None]
 def _entries(path: Path, *, recursive: bool) -> Iterator[Entry]:
     """The files to consider for one path given: itself, or the files of a folder by name."""
     if not path.is_dir():
-        yield _entry(path, path.name)
+        yield _entry(path, document_name(path))
         return
     try:
         found = sorted(_walk(path, recursive=recursive))
     except OSError as exc:
-        raise DocumentError(f"{path}: the folder cannot be read ({exc.strerror})") from None
+        raise DocumentError(
+            f"{display_name(path)}: the folder cannot be read ({exc.strerror})"
+        ) from None
     for relative in found:
-        yield _entry(path / relative, relative.as_posix())
+        yield _entry(path / relative, display_name(relative.as_posix()))
 
 
 def _walk(folder: Path, *, recursive: bool, below: Path = Path()) -> Iterator[Path]:
@@ -230,7 +238,8 @@ def _entry(path: Path, name: str) -> Entry:
         info = path.stat()
     except FileNotFoundError:
         if path.is_symlink():
-            return path, name, f"{name}: a broken link (to {os.readlink(path)}, which is missing)"
+            target = display_name(os.readlink(path))
+            return path, name, f"{name}: a broken link (to {target}, which is missing)"
         return path, name, f"{name}: no such file"
     except OSError as exc:
         return path, name, f"{name}: cannot be read ({exc.strerror})"

@@ -25,6 +25,8 @@ from explorer.documents.model import (
     Document,
     Heading,
     TableRow,
+    display_name,
+    document_name,
     sha256_of,
     too_long,
 )
@@ -36,7 +38,7 @@ from explorer.errors import DocumentError
 def load_path(path: str | Path) -> Document:
     """Read a file from disk and load it by its suffix."""
     p = Path(path)
-    return load_document(read_file(p), name=p.name)
+    return load_document(read_file(p), name=document_name(p))
 
 
 def read_file(path: Path) -> bytes:
@@ -44,11 +46,11 @@ def read_file(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        raise DocumentError(f"{path}: no such file") from None
+        raise DocumentError(f"{display_name(path)}: no such file") from None
     except IsADirectoryError:
-        raise DocumentError(f"{path}: is a folder, not a file") from None
+        raise DocumentError(f"{display_name(path)}: is a folder, not a file") from None
     except OSError as exc:
-        raise DocumentError(f"{path}: cannot be read ({exc.strerror})") from None
+        raise DocumentError(f"{display_name(path)}: cannot be read ({exc.strerror})") from None
 
 
 def load_document(data: bytes, *, name: str) -> Document:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import os
 from array import array
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from explorer.errors import DocumentError
@@ -24,6 +26,28 @@ SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES + TEXT_SUFFIXES + PDF_SUFFIXES
 
 def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def display_name(name: str | os.PathLike[str]) -> str:
+    """A file name or path as it can be shown and written out: bytes that are not UTF-8 become
+    U+FFFD.
+
+    On Linux a file name is bytes; Python keeps those that are not UTF-8 as lone surrogates
+    (``b"caf\\xe9.md"`` is ``"caf\\udce9.md"``), which no UTF-8 output, JSON file or browser
+    accepts. Documents are named with this once, where a name is made from a path; the file is
+    still read from its real path.
+    """
+    text = os.fspath(name)
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file system made (a Windows name, say)
+        raw = text.encode("utf-8", "surrogatepass")
+    return raw.decode("utf-8", "replace")
+
+
+def document_name(path: str | os.PathLike[str]) -> str:
+    """The name of the document read from the file at ``path``: its file name, shown."""
+    return display_name(Path(path).name)
 
 
 MAX_CHARS = 10_000_000
