@@ -772,7 +772,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _store_warning_line(show: Any) -> Any:
     """``show`` (warnings.showwarning), except that a StoreWarning is one ``warning:`` line, as
     a document's warnings are."""
-    from explorer.retrieval.embeddings import StoreWarning
+    from explorer.retrieval.store import StoreWarning
 
     def inner(message: Warning | str, category: type[Warning], *args: Any, **kw: Any) -> None:
         if issubclass(category, StoreWarning):

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from explorer.errors import EmbeddingError
 from explorer.progress import Progress
 from explorer.resources import bundled_model_dir
+from explorer.retrieval.store import StoreWarning as StoreWarning  # where it was first defined
 
 if TYPE_CHECKING:
     import numpy as np
@@ -357,10 +358,6 @@ def _load_model(name: str) -> Any:
             f"cannot load embedding model {name!r} offline ({type(exc).__name__}: {exc}); give a "
             f"local folder or use {BUNDLED!r}"
         ) from None
-
-
-class StoreWarning(UserWarning):
-    """The lasting embedding index cannot be used; embeddings are kept in memory only."""
 
 
 SHARED_MODELS = 4
