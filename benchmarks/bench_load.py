@@ -99,8 +99,10 @@ def session(
             at.file_uploader(key="upload").set_value((name, data, "text/markdown"))
 
         timed("upload", upload)
-        shown = " ".join(str(m.value) for m in at.markdown).replace("\\", "")
-        if name not in shown and not at.error:
+        texts_shown = [*at.markdown, *at.caption, *at.header, *at.subheader, *at.title]
+        shown = " ".join(str(m.value) for m in texts_shown).replace("\\", "")
+        opened = at.session_state["source"] if "source" in at.session_state else None  # noqa: SIM401 - no .get here
+        if name not in shown and opened != name and not at.error:
             log.append(f"session {n}: upload {name} dropped (no document, no message)")
             with lock:
                 times.setdefault("dropped", []).append(1.0)
@@ -132,8 +134,15 @@ def run(app: str, sessions: int, rounds: int) -> dict[str, Any]:
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     threads = []
+
+    def guarded(n: int) -> None:
+        try:
+            session(n, app, texts, rounds, times, log)
+        except Exception as exc:  # a session that broke off is a finding, not a crash
+            log.append(f"session {n} stopped: {type(exc).__name__}: {str(exc)[:200]}")
+
     for n in range(sessions):
-        t = threading.Thread(target=session, args=(n, app, texts, rounds, times, log))
+        t = threading.Thread(target=guarded, args=(n,))
         t.start()
         threads.append(t)
         time.sleep(2.0)

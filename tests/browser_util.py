@@ -142,7 +142,8 @@ def wait_idle(page: Any, timeout: float = 60_000) -> None:
     """Wait for the current rerun to finish.
 
     Streamlit marks the app root with ``data-test-script-state`` ("running" while the script
-    runs); the "Running..." status widget is not drawn in every layout, so it is not relied on.
+    runs); the "Running..." status widget is not drawn in every layout, so it is not relied on;
+    elements still drawn as skeletons (a busy machine's first run) are waited for too.
     """
     page.wait_for_timeout(300)
     page.wait_for_function(
@@ -150,7 +151,8 @@ def wait_idle(page: Any, timeout: float = 60_000) -> None:
             const app = document.querySelector('[data-testid="stApp"]');
             const run = app ? app.getAttribute('data-test-script-state') : 'running';
             return run !== 'running' && run !== 'rerunRequested'
-                && !document.querySelector('[data-testid="stStatusWidget"]');
+                && !document.querySelector('[data-testid="stStatusWidget"]')
+                && !document.querySelector('[data-testid="stSkeleton"]');
         }""",
         timeout=timeout,
     )

@@ -288,9 +288,9 @@ def test_a_hostile_file_name_in_an_error_message_stays_text(session: Session) ->
     alert = page.locator('[data-testid="stAlert"]').filter(has_text="the file is empty")
     alert.first.wait_for(timeout=30_000)
     page.wait_for_timeout(1000)
-    shown = alert.first.inner_text()
+    shown = alert.first.inner_text().replace("\u2060", "")  # the joiner that stops autolinks
     assert f"http://{OUTSIDE}/name.png" in shown and "onerror" in shown  # as text
-    assert alert.first.locator("img, svg, a[href^='javascript']").count() == 0
+    assert alert.first.locator("img, svg, a[href^='javascript'], a[href]").count() == 0
     assert session.dialogs == [] and pwned(page) == []
     assert session.leaving() == []
 
