@@ -74,12 +74,19 @@ def rss_mb() -> float:
 
 
 def session(
-    n: int, app: str, texts: list[str], rounds: int, times: dict[str, list[float]], log: list[str]
+    n: int,
+    app: str,
+    texts: list[str],
+    rounds: int,
+    times: dict[str, list[float]],
+    log: list[str],
+    tests: dict[int, Any],
 ) -> None:
     from streamlit.testing.v1 import AppTest
 
     rnd = random.Random(n)
     at = AppTest.from_file(app, default_timeout=900)
+    tests[n] = at
     lock = threading.Lock()
 
     def timed(action: str, step: Any) -> None:
@@ -120,6 +127,20 @@ def session(
                 box = next(t for t in at.text_input if t.label == "Question")
                 q = rnd.choice(QUESTIONS)
                 timed("question", lambda box=box, q=q: box.set_value(q))
+
+
+def shown(at: Any) -> str:
+    """What a session's last rerun drew, when it broke off: to tell the app's fault from the
+    harness's (AppTest sessions on threads of one process sometimes come back with no elements)."""
+    if at is None:
+        return "no session"
+    try:
+        parts = [f"{len(list(at.main))} main elements", f"{len(at.text_input)} text inputs"]
+        parts += [f"exception: {e.value[:120]}" for e in at.exception]
+        parts += [f"error: {str(e.value)[:120]}" for e in at.error]
+        return "; ".join(parts)
+    except Exception as exc:  # the tree itself may be half-built
+        return f"unreadable ({type(exc).__name__})"
 
 
 def reader(app: str, times: dict[str, list[float]], log: list[str], done: threading.Event) -> None:
@@ -166,12 +187,14 @@ def run(app: str, sessions: int, rounds: int) -> dict[str, Any]:
     reading.start()
     time.sleep(5.0)  # the reader has its sample embedded before the others begin
     threads = []
+    tests: dict[int, Any] = {}
 
     def guarded(n: int) -> None:
         try:
-            session(n, app, texts, rounds, times, log)
+            session(n, app, texts, rounds, times, log, tests)
         except Exception as exc:  # a session that broke off is a finding, not a crash
             log.append(f"session {n} stopped: {type(exc).__name__}: {str(exc)[:200]}")
+            log.append(f"  its page then: {shown(tests.get(n))}")
 
     for n in range(sessions):
         t = threading.Thread(target=guarded, args=(n,))
