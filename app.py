@@ -28,6 +28,7 @@ from ui.pages import (
 
 st.set_page_config(page_title="Chunk Explorer", page_icon="🧩", layout="wide")
 frame.start_session()
+frame.apply_next()
 frame.keep(
     {**EXPLORE_WIDGETS, **CORPUS_WIDGETS, **EVALUATE_WIDGETS},
     also=EVALUATE_KEYS,

@@ -362,10 +362,11 @@ if state.get("cp_set") in sets:
         widgets.message("error", str(exc))
 corpus_key = tuple((n, d.key) for n, d in docs.items())
 map_key = (corpus_key, config.to_spec(), state.get("cp_set"), state.cp_k)
+widgets.cancelled_note("cp_map_cancelled")
 if run_col.button(
     f"Run {len(queries)} questions", key="cp_map_run", disabled=not queries, type="primary"
 ):
-    progress, bar = widgets.progress_bar("Answering the query set")
+    progress, bar = widgets.progress_bar("Answering the query set", cancel="cp_map_cancelled")
     try:
         report = evaluate(
             queries, corpus, config, ks=(state.cp_k,), budgets=(), progress=progress,

@@ -602,22 +602,17 @@ if tab_ab.open:
             st.query_params.from_dict(
                 {"a": cfg_a.to_spec(), "b": cfg_b.to_spec(), "k": str(state.ab_k)}
             )
+        widgets.cancelled_note("ab_cancelled")
         if run_button(f"Run A and B on {n_of(len(queries), 'question')}", "ab_run", ready):
             assert ws is not None and cfg_a is not None and cfg_b is not None
-            bar = st.progress(0.0, text="Starting…")
+            progress, bar = widgets.progress_bar("Running A and B", cancel="ab_cancelled")
             t0 = time.monotonic()
             try:
                 rep_a = evaluate(
-                    queries,
-                    ws,
-                    cfg_a,
-                    progress=lambda f, m: bar.progress(f / 2, text=f"A · {m}"),
+                    queries, ws, cfg_a, progress=lambda f, m: progress(f / 2, f"A · {m}")
                 )
                 rep_b = evaluate(
-                    queries,
-                    ws,
-                    cfg_b,
-                    progress=lambda f, m: bar.progress(0.5 + f / 2, text=f"B · {m}"),
+                    queries, ws, cfg_b, progress=lambda f, m: progress(0.5 + f / 2, f"B · {m}")
                 )
             except Exception as exc:  # a typed error, or a bug: one message, no traceback
                 st.error(md_text(run_failed(exc)))
@@ -754,18 +749,14 @@ if tab_sweep.open:
             )
         if grid_error:
             st.error(md_text(grid_error))
+        widgets.cancelled_note("sweep_cancelled")
         if clicked and base is not None:
             assert ws is not None
-            bar = st.progress(0.0, text="Starting…")
+            progress, bar = widgets.progress_bar("Running the sweep", cancel="sweep_cancelled")
             t0 = time.monotonic()
             try:
                 reports = sweep(
-                    queries,
-                    ws,
-                    base,
-                    sizes=sizes,
-                    overlaps=overlaps,
-                    progress=lambda f, m: bar.progress(f, text=m),
+                    queries, ws, base, sizes=sizes, overlaps=overlaps, progress=progress
                 )
             except Exception as exc:  # a typed error, or a bug: one message, no traceback
                 st.error(md_text(run_failed(exc)))

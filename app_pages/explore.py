@@ -29,6 +29,7 @@ from explorer.errors import ExplorerError
 from explorer.evaluation.lessons import Lesson, Setting
 from explorer.evaluation.queries import add_query
 from explorer.export import manifest, records, to_jsonl
+from explorer.progress import Progress, quiet
 from explorer.workspace import Chunking, Pending, Workspace
 from ui import charts, chunk_view, evaluate_view, frame, settings, widgets
 from ui.answers import (
@@ -67,6 +68,7 @@ from ui.view_state import View, link_url, query_keys
 
 state = st.session_state
 ws = frame.workspace()
+READING_CANCELLED = "reading_cancelled"
 UPLOAD_LIMIT_MB = int(st.get_option("server.maxUploadSize"))
 count = get_measure("tokens").count
 
@@ -89,44 +91,70 @@ def version_diff(
 # --------------------------------------------------------------------------- callbacks
 
 
-def read_upload(key: str) -> tuple[str, str, bytes] | None:
-    """The file in the uploader ``key``, read once by the workspace: its name, sha256 and bytes;
-    or None, with one clear message in ``state.upload_error`` when it cannot be read."""
-    file = state[key]
+def read_bytes(
+    file_name: str, data: bytes, progress: Progress = quiet
+) -> tuple[str, str, bytes] | None:
+    """The bytes of an uploaded file, read once by the workspace (``progress`` follows it): its
+    name, sha256 and bytes; or None, with one clear message in ``state.upload_error`` when it
+    cannot be read."""
     state.upload_error = None
-    if file is None:
-        return None
-    data = file.getvalue()
     try:
-        check_upload_size(file.name, len(data), limit_mb=UPLOAD_LIMIT_MB)
-        ws.load(data, name=file.name)
+        check_upload_size(file_name, len(data), limit_mb=UPLOAD_LIMIT_MB)
+        ws.load(data, name=file_name, progress=progress)
     except ExplorerError as exc:
         state.upload_error = str(exc)
         return None
     except Exception as exc:  # a bug in a reader: still one clear message, no traceback
-        state.upload_error = f"{file.name}: could not be read ({type(exc).__name__}: {exc})"
+        state.upload_error = f"{file_name}: could not be read ({type(exc).__name__}: {exc})"
         return None
-    return file.name, frame.content_sha(data), data
+    return file_name, frame.content_sha(data), data
 
 
-def on_upload(sample_names: set[str]) -> None:
-    """An uploaded file opens on the recommended configuration (or the view a link left waiting
-    for it); on failure the current document stays and the message is kept."""
-    read = read_upload("upload")
+def on_upload() -> None:
+    """Take the uploaded file: the page reads it as it starts (:func:`open_upload`), where a
+    progress bar can follow a long file and a Cancel button stop it."""
+    file = state.upload
+    state.upload_error = None
+    if file is not None:
+        state.reading = (file.name, file.getvalue())
+
+
+def open_upload(sample_names: set[str]) -> None:
+    """Read the file :func:`on_upload` took, with a progress bar and a Cancel button. It opens
+    on the recommended configuration (or the view a link left waiting for it) in a rerun, as
+    the configuration's widgets are drawn before the page; on failure the current document
+    stays and the message is kept. A file that is cancelled leaves the current one too."""
+    reading = state.pop("reading", None)
+    if reading is None:
+        return
+    file_name, data = reading
+    progress, bar = widgets.progress_bar(f"Reading {file_name}", cancel=READING_CANCELLED)
+    try:
+        read = read_bytes(file_name, data, progress)
+    finally:
+        bar.empty()
     if read is None:
         return
-    file_name = read[0]
     name = file_name if file_name not in sample_names else f"{file_name} (uploaded)"
     remember(state.uploads, name, read)
     waiting: View | None = state.get("waiting")
     if waiting is not None and waiting.source == file_name:
-        waiting.replace(source=name, uploaded=True).apply(state)
-        state.waiting, state.link_note = None, None
+        view = waiting.replace(source=name, uploaded=True)
+        state.waiting = None
     else:
         question, evidence = state.queries.get(name, ("", ""))
-        View(name, question=question, evidence=evidence, uploaded=True).apply(state)
-        state.link_note = None
-    state.version = state.version_pick = None
+        view = View(name, question=question, evidence=evidence, uploaded=True)
+    state.link_note = None
+    frame.open_next(view, version=None, version_pick=None)
+
+
+def on_version_upload() -> None:
+    file = state.version_upload
+    if file is None:
+        return
+    read = read_bytes(file.name, file.getvalue())
+    if read is not None:
+        state.version = (f"{read[0]} (uploaded)", *read)
 
 
 def on_source() -> None:
@@ -175,12 +203,6 @@ def reset_to_recommended() -> None:
 
 def set_present(on: bool) -> None:
     state.present = on
-
-
-def on_version_upload() -> None:
-    read = read_upload("version_upload")
-    if read is not None:
-        state.version = (f"{read[0]} (uploaded)", *read)
 
 
 def on_version_pick() -> None:
@@ -236,6 +258,7 @@ def on_add_query(doc_name: str, question_key: str, evidence_key: str) -> None:
 # --------------------------------------------------------------------------- sidebar
 
 samples = {p.name: p for p in sample_paths()}
+open_upload(set(samples))
 sources = [*samples, *state.uploads]
 if not sources:
     st.error(f"No sample documents found in {SAMPLES_DIR.name}/ — upload a file to start.")
@@ -265,7 +288,6 @@ with frame.page_slot():
         type=list(UPLOAD_TYPES),
         key="upload",
         on_change=on_upload,
-        args=(set(samples),),
         help="It opens on the recommended configuration.",
     )
     st.button(
@@ -299,6 +321,7 @@ with frame.page_slot():
 
 if state.upload_error:
     widgets.message("error", state.upload_error)
+widgets.cancelled_note(READING_CANCELLED)
 if state.get("link_note"):
     widgets.message("warning", state.link_note)
 if not sources:
@@ -333,12 +356,23 @@ with st.container(key="ce_title"):
     )
 
 try:
-    with st.spinner("Chunking…"):
-        made: Chunking = ws.chunking(doc, config)
-    chunks = made.chunks
     chunking_key = config.chunking.key() + (
         f"|model={config.model}" if config.chunking.splitter == "semantic" else ""
     )
+    if config.chunking.splitter == "semantic" and ws.cached_chunks(doc, config) is None:
+        semantic = widgets.cancellable(  # it embeds the document's sentences: it takes a while
+            f"Chunking {doc.name} by meaning",
+            lambda progress: ws.chunking(doc, config, progress=progress),
+            key="semantic",
+            request=f"{doc.key}|{chunking_key}",
+            meanwhile="Pick another splitter, or chunk it now.",
+            again="Chunk now",
+        )
+        made: Chunking = semantic if semantic is not None else widgets.stop()
+    else:
+        with st.spinner("Chunking…"):
+            made = ws.chunking(doc, config)
+    chunks = made.chunks
     diagnosis = diagnosis_of(doc.key, chunking_key, config.heading_prefix, doc, chunks)
 except ExplorerError as exc:
     widgets.message("error", str(exc))
@@ -590,7 +624,7 @@ with doc_col:
             config=config,
             answer=answer,
             view=view,
-            passages=ws.passages(doc) if config.dense == "passages" else [],
+            passages=lambda: ws.passages(doc),
             changes=changes,
             url=st.context.url,
         )

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack
 
 from explorer.answer import DEFAULT_K, Answer, CorpusAnswer, How, answer
+from explorer.chunking.measures import DEFAULT_ENCODING
 from explorer.chunking.splitters import Chunk, ChunkSettings, split
 from explorer.config import Config
 from explorer.corpus import Corpus
@@ -135,7 +136,7 @@ class _Shared:
         self.documents: Memo[tuple[str, str], Document] = Memo(keep)
         self.chunkings: Memo[tuple[str, str], Chunking] = Memo(4 * keep)
         self.passages: Memo[str, list[Chunk]] = Memo(keep)
-        self.units: Memo[str, Units] = Memo(keep)
+        self.units: Memo[tuple[str, str, str], Units] = Memo(2 * keep)
         self.rendered: Memo[str, Rendered | None] = Memo(keep)
         self.retrievers: Memo[tuple[str, str, str], Retriever] = Memo(4 * keep)
         self.corpora: Memo[tuple[tuple[tuple[str, str], ...], str], Corpus] = Memo(16)
@@ -194,14 +195,15 @@ class Workspace:
         """How many documents have been parsed (by this workspace and every view of it)."""
         return self._shared.loads
 
-    def load(self, data: bytes, *, name: str) -> Document:
+    def load(self, data: bytes, *, name: str, progress: Progress = quiet) -> Document:
         """The document in ``data`` (its kind by ``name``'s suffix), parsed once per content: the
-        same bytes loaded again, on any page or in any view, are not parsed again."""
+        same bytes loaded again, on any page or in any view, are not parsed again. ``progress``
+        follows the parsing (see :func:`explorer.documents.load_document`)."""
         sha = sha256_of(data)
         suffix = Path(name).suffix.lower()
 
         def parse() -> Document:
-            doc = load_document(data, name=name)
+            doc = load_document(data, name=name, progress=progress)
             with self._shared.lock:
                 self._shared.loads += 1
             return doc
@@ -304,17 +306,25 @@ class Workspace:
 
     def passages(self, doc: str | Document) -> list[Chunk]:
         """The document's sentence passages (what dense scores come from)."""
-        from explorer.retrieval.index import passages
+        from explorer.retrieval.index import PASSAGES, passages
 
         d = self.document(doc)
-        return self._shared.passages.get(d.key, lambda: passages(d))
+        return self._shared.passages.get(
+            d.key,
+            lambda: passages(d, units=self.units(d, PASSAGES.unit, PASSAGES.encoding)),
+        )
 
-    def units(self, doc: str | Document) -> Units:
-        """cl100k token units of the document's whole text (what budgets count)."""
+    def units(
+        self, doc: str | Document, unit: str = "tokens", encoding: str = DEFAULT_ENCODING
+    ) -> Units:
+        """The document's whole text measured in ``unit`` (default: cl100k tokens, what budgets
+        count), made once per document and measure: every chunking in that unit cuts along the
+        same units, so a new size or overlap does not tokenise the document again."""
         from explorer.chunking.measures import get_measure
 
         d = self.document(doc)
-        return self._shared.units.get(d.key, lambda: get_measure("tokens").units(d.text))
+        key = (d.key, unit, encoding if unit == "tokens" else "-")
+        return self._shared.units.get(key, lambda: get_measure(unit, encoding).units(d.text))
 
     def rendered(self, doc: str | Document) -> Rendered | None:
         """What a reader sees of a Markdown document, with source offsets (``None`` otherwise)."""
@@ -347,7 +357,8 @@ class Workspace:
                 def embed(texts: Sequence[str]) -> Any:
                     return emb.embed(texts, progress=progress)
 
-            return Chunking(split(d, settings, embed=embed))
+            units = self.units(d, settings.unit, settings.encoding)
+            return Chunking(split(d, settings, units=units, embed=embed))
 
         return self._shared.chunkings.get((d.key, key), make)
 

@@ -29,6 +29,9 @@ PAGES = 2000
 BIG_MARKDOWN_BYTES = 50 * 1024 * 1024
 LONG_LINE_CHARS = 1024 * 1024
 NESTING_DEPTH = 1000
+QUOTE_DEPTH = 5000
+LATE_BINARY_AT = 200 * 1024
+MOSTLY_INVALID_BYTES = 1024 * 1024
 TABLE_COLUMNS = 1000
 TABLE_ROWS = 20
 
@@ -64,6 +67,19 @@ _ITEMS: tuple[BadInput, ...] = (
     BadInput("md-50mb", "big.md", "error", "50 MB of ordinary Markdown (over MAX_CHARS)"),
     BadInput("line-1mb", "one-line.md", "loads", "one 1 MB line with no spaces"),
     BadInput("nested-lists", "nested.md", "loads", f"a list nested {NESTING_DEPTH} levels deep"),
+    BadInput(
+        "nested-quotes", "deep-quote.md", "loads", f"a quote nested {QUOTE_DEPTH} levels deep"
+    ),
+    BadInput("late-nul", "late-nul.md", "error", "200 KiB of text, then a NUL byte"),
+    BadInput(
+        "late-binary", "late-binary.md", "error", "200 KiB of text, then control bytes (no NUL)"
+    ),
+    BadInput(
+        "mostly-invalid-utf8",
+        "legacy.md",
+        "loads",
+        "1 MiB of accented letters in Windows-1252: nearly every byte sequence invalid UTF-8",
+    ),
     BadInput("table-1000-cols", "wide-table.md", "loads", f"a table of {TABLE_COLUMNS} columns"),
     BadInput("html-md", "html.md", "loads", "raw HTML and a script inside Markdown"),
 )
@@ -205,6 +221,36 @@ def _nested_lists() -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
+def _nested_quotes() -> bytes:
+    return b"# Quoted\n\n" + b"> " * QUOTE_DEPTH + b"the innermost words\n\nAfter the quote.\n"
+
+
+def _text_then(tail: bytes) -> bytes:
+    """:data:`LATE_BINARY_AT` bytes of Markdown, then ``tail``, then more Markdown."""
+    line = b"A line of ordinary Markdown text, the kind every document has.\n"
+    head = (b"# Text first\n\n" + line * (LATE_BINARY_AT // len(line) + 1))[:LATE_BINARY_AT]
+    return head + tail + b"\n\n" + line * 10
+
+
+def _late_binary() -> bytes:
+    import random
+
+    rng = random.Random(29)  # bytes below 0x20 but tab, line and page breaks: no NUL among them
+    controls = [b for b in range(1, 32) if b not in (9, 10, 12, 13)]
+    return _text_then(bytes(rng.choice(controls) for _ in range(4096)))
+
+
+def _mostly_invalid() -> bytes:
+    import random
+
+    rng = random.Random(8)  # words of Windows-1252 letters (no byte is valid UTF-8 on its own)
+    out = bytearray()
+    while len(out) < MOSTLY_INVALID_BYTES:
+        out += bytes(rng.randrange(0xC0, 0x100) for _ in range(rng.randrange(2, 10)))
+        out += b"\n" if rng.random() < 0.08 else b" "
+    return bytes(out[:MOSTLY_INVALID_BYTES])
+
+
 def _wide_table() -> bytes:
     header = "| " + " | ".join(f"c{i}" for i in range(TABLE_COLUMNS)) + " |"
     rule = "|" + "---|" * TABLE_COLUMNS
@@ -245,6 +291,10 @@ _BUILDERS: dict[str, Callable[[], bytes]] = {
     "md-50mb": _big_markdown,
     "line-1mb": _long_line,
     "nested-lists": _nested_lists,
+    "nested-quotes": _nested_quotes,
+    "late-nul": lambda: _text_then(b"\x00\x01\x02binary\x00"),
+    "late-binary": _late_binary,
+    "mostly-invalid-utf8": _mostly_invalid,
     "table-1000-cols": _wide_table,
     "html-md": lambda: (
         b"# HTML inside\n\n<script>alert('x')</script>\n\n<div onclick=\"evil()\">a <b>bold</b> "
@@ -257,7 +307,10 @@ assert set(_BUILDERS) == {it.name for it in _ITEMS}
 
 # --------------------------------------------------------------------------- measuring
 
-BIG = ("pages-2000", "md-50mb", "line-1mb", "nested-lists", "table-1000-cols")
+BIG = (
+    "pages-2000", "md-50mb", "line-1mb", "nested-lists", "nested-quotes", "mostly-invalid-utf8",
+    "table-1000-cols",
+)  # fmt: skip
 
 _MEASURE = """
 import json, re, sys, time

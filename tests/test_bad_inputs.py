@@ -42,6 +42,8 @@ MESSAGES = {
     "scanned": "has no text layer — it may be scanned; OCR is not supported",
     "junk-md": "looks binary",
     "md-50mb": "the limit for one document is 10,000,000 characters — split the file",
+    "late-nul": "looks binary, not a text file: it holds NUL bytes (the first at byte 204,800",
+    "late-binary": "looks binary, not text: 4,096 of the 12,920 characters from character 196,608",
 }
 
 #: What each warning of an input that loads must say, in order.
@@ -56,6 +58,11 @@ WARNINGS: dict[str, list[str]] = {
     "utf16-md": ["decoded as UTF-16 (little-endian, from its byte-order mark)"],
     "line-1mb": [],
     "nested-lists": ["lists or block quotes nest deeper than the parser reads (20 levels"],
+    "nested-quotes": [
+        "1 line quoted deeper than the 19 levels the parser reads (the deepest: 5,000 levels, "
+        "line 3) kept their first 19 '>' markers only; every word is kept"
+    ],
+    "mostly-invalid-utf8": ["not valid UTF-8 (byte 0xef at offset 0); decoded as Windows-1252"],
     "table-1000-cols": [],
     "html-md": [],
 }
@@ -164,6 +171,22 @@ def test_deep_nesting_keeps_every_level_as_text() -> None:
     items = [b for b in doc.blocks if b.kind == "list_item"]
     assert len(items) == documents.MAX_NESTING // 2
     assert doc.text[items[-1].start : items[-1].end].endswith(f"- level {bad_inputs.NESTING_DEPTH}")
+
+
+def test_a_5000_level_quote_is_cut_to_the_depth_the_parser_reads() -> None:
+    doc = loaded(bad_inputs.by_name("nested-quotes"))
+    [line] = [x for x in doc.text.splitlines() if x.startswith(">")]
+    assert line == "> " * documents.MAX_QUOTE_DEPTH + "the innermost words"
+    assert doc.text.endswith("After the quote.\n")
+    quotes = [b for b in doc.blocks if b.kind == "blockquote"]
+    assert len(quotes) == documents.MAX_QUOTE_DEPTH  # every level the parser reads is a block
+    assert doc.text[quotes[-1].start : quotes[-1].end].endswith("> the innermost words")
+
+
+def test_mostly_invalid_utf8_is_read_as_windows_1252() -> None:
+    doc = loaded(bad_inputs.by_name("mostly-invalid-utf8"))
+    data = make("mostly-invalid-utf8")
+    assert doc.text == data.decode("cp1252") and len(doc.text) == len(data)
 
 
 def test_a_1000_column_table_is_one_table_block_with_its_rows() -> None:

@@ -10,7 +10,7 @@ made (:class:`Shown`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -100,8 +100,9 @@ class Shown:
     answer: Answer | None
     view: View
     """The page's view (the panel reads the chunk, the page and the view itself afresh)."""
-    passages: list[Chunk]
-    """The document's passages (what dense scores come from)."""
+    passages: Callable[[], list[Chunk]]
+    """The document's passages (what dense scores come from), cut when a chunk's details first
+    show them: a long document's take a second or more."""
     changes: ChunkDiff | None = None
     url: str | None = None
 
@@ -350,7 +351,7 @@ def chunk_details(shown: Shown, selected: int) -> None:
         prefix_note = "heading path prefixed" if prefix else "no prefix; see the sidebar"
         if config.dense == "passages":
             texts = chunk_view.embedded_passages(
-                shown.doc, c, shown.passages, heading_prefix=prefix
+                shown.doc, c, shown.passages(), heading_prefix=prefix
             )
             embed_col.markdown(
                 f"**Chunk {selected}: the passages that score it** ({len(texts)}; "

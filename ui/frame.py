@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -80,6 +80,26 @@ def start_session() -> None:
         state.setdefault(key, type(value)() if isinstance(value, dict) else value)
     state.link_note = opened.note
     state.waiting = opened.waiting
+
+
+def open_next(view: View, **values: Any) -> NoReturn:
+    """Show ``view`` (and set ``values`` beside it) from the next run on, which starts now. A
+    page's body cannot change the widgets the frame drew before it (the configuration), so the
+    view waits in the session for :func:`apply_next`, at the start of the next run."""
+    state = st.session_state
+    state.next_view, state.next_values = view, values
+    st.rerun()
+    raise AssertionError("st.rerun() returned")  # pragma: no cover
+
+
+def apply_next() -> None:
+    """Before any widget is drawn: the view :func:`open_next` left for this run, if any."""
+    state = st.session_state
+    view: View | None = state.pop("next_view", None)
+    values: dict[str, Any] = state.pop("next_values", None) or {}
+    if view is not None:
+        view.apply(state)
+    state.update(values)
 
 
 def keep(

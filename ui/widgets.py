@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal, NoReturn, TypeVar
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -66,14 +66,80 @@ def verdict_box(verdict: Verdict | None, *, where: DeltaGenerator | None = None)
     message(VERDICT_KINDS[verdict.kind], sentence[:1].upper() + sentence[1:], where=where)
 
 
-def progress_bar(what: str) -> tuple[Progress, DeltaGenerator]:
-    """A progress bar and the callback that moves it."""
-    bar = st.progress(0.0, text=f"{what}…")
+def progress_bar(what: str, *, cancel: str | None = None) -> tuple[Progress, DeltaGenerator]:
+    """A progress bar and the callback that moves it (empty the returned element when done).
+
+    With ``cancel`` (a session-state key), a Cancel button beside it. Streamlit ends a running
+    script at its next element once a widget is used, so a click stops the work at the bar's
+    next step (nothing half-made is kept: the workspace stores a value only once it is made);
+    the click sets ``state[cancel]`` to ``what``, for :func:`cancelled_note` to say so and for
+    work that starts by itself to wait until asked again."""
+    holder = st.empty()
+    with holder.container():
+        bar = st.progress(0.0, text=md_text(f"{what}…"))
+        if cancel is not None:
+            st.button(
+                "Cancel",
+                key=f"{cancel}_button",
+                icon=":material/cancel:",
+                on_click=_cancel,
+                args=(cancel, what),
+                help="Stop this now; nothing is kept of it.",
+            )
 
     def progress(fraction: float, note: str) -> None:
         bar.progress(min(max(fraction, 0.0), 1.0), text=md_text(f"{what}: {note}"))
 
-    return progress, bar
+    return progress, holder
+
+
+def _cancel(key: str, what: str) -> None:
+    st.session_state[key] = what
+
+
+def cancelled_note(key: str) -> None:
+    """Once, after a Cancel click: what was cancelled (see :func:`progress_bar`)."""
+    what = st.session_state.pop(key, None)
+    if what:
+        message("info", f"Cancelled: {what}. Nothing of it was kept.")
+
+
+T = TypeVar("T")
+
+
+def cancellable(
+    what: str,
+    work: Callable[[Progress], T],
+    *,
+    key: str,
+    request: str,
+    meanwhile: str,
+    again: str,
+) -> T | None:
+    """``work(progress)`` under a progress bar with a Cancel button, for work a page starts by
+    itself on every run (embedding for an answer, the semantic splitter). Once cancelled, the
+    same ``request`` is held: instead of starting again, a note says so (``meanwhile``: what the
+    page shows instead) beside a button labelled ``again`` that starts it. Returns ``None`` while
+    held; a run cut short by the click returns nothing at all (Streamlit ends it)."""
+    state = st.session_state
+    if state.pop(f"{key}_cancelled", None):
+        state[f"{key}_held"] = request
+    if state.get(f"{key}_held") == request:
+        note, button = st.columns([4, 1], vertical_alignment="center")
+        note.info(md_text(f"Cancelled: {what}. {meanwhile}"))
+        button.button(
+            again,
+            key=f"{key}_again",
+            icon=":material/play_arrow:",
+            on_click=lambda: state.pop(f"{key}_held", None),
+            help="Start it now.",
+        )
+        return None
+    progress, bar = progress_bar(what, cancel=f"{key}_cancelled")
+    try:
+        return work(progress)
+    finally:
+        bar.empty()
 
 
 # --------------------------------------------------------------------------- answering
@@ -92,8 +158,11 @@ def answer_bm25_first(
     doc: str | None = None,
 ) -> CorpusAnswer | None:
     """The answer under ``config``; when the model still has to load or embed, the BM25 answer
-    is given to ``early`` first (to show meanwhile) and a progress bar follows the embedding.
-    A model that cannot be used is one error message (and ``None``: the BM25 answer stands)."""
+    is given to ``early`` first (to show meanwhile) and a progress bar follows the embedding,
+    with a Cancel button: a cancelled embedding is not started again for the same documents,
+    settings and question until "Embed now" is clicked (:func:`cancellable`). A model that
+    cannot be used is one error message; either way ``None`` is returned (the BM25 answer
+    stands)."""
     drew_early = False
     try:
         pending = ws.pending(names, config, question=question)
@@ -106,11 +175,16 @@ def answer_bm25_first(
             drew_early = True
         if not pending.ready:
             what = f"{pending.texts:,} {pending.what}" if pending.texts else "the question"
-            progress, bar = progress_bar(f"Embedding {what} with {md_text(config.model)}")
-            try:
-                ws.prepare(names, config, progress, question=question)
-            finally:
-                bar.empty()
+            done = cancellable(
+                f"Embedding {what} with {config.model}",
+                lambda progress: _prepared(ws, names, config, progress, question),
+                key=EMBEDDING,
+                request=repr(([ws.document(n).key for n in names], config.index_key(), question)),
+                meanwhile="The BM25 answer above stands." if drew_early else "No answer yet.",
+                again="Embed now",
+            )
+            if done is None:
+                return None
         return ws.answer(
             question, evidence, config=config, names=names, k=k, budget=budget, doc=doc
         )
@@ -121,6 +195,21 @@ def answer_bm25_first(
             f"works without it{shown}"
         )
         return None
+
+
+def _prepared(
+    ws: Workspace,
+    names: Sequence[str | Document],
+    config: Config,
+    progress: Progress,
+    question: str,
+) -> bool:
+    ws.prepare(names, config, progress, question=question)
+    return True
+
+
+EMBEDDING = "embedding"
+"""The key of the embedding's :func:`cancellable` (a Cancel click sets ``embedding_cancelled``)."""
 
 
 # --------------------------------------------------------------------------- configuration

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from explorer.chunking import sentences
-from explorer.chunking.measures import MODEL_WINDOW, Measure, get_measure
+from explorer.chunking.measures import MODEL_WINDOW, Measure, count_each, get_measure
 from explorer.chunking.splitters import Chunk, embedded_text
 from explorer.documents.model import Document
 
@@ -196,8 +196,13 @@ def diagnose(
     measure = model_measure if model_measure is not None else get_measure("model-tokens")
     structure = _Structure(doc)
     issues: list[tuple[str, ...]] = []
-    pieces: list[int] = []
-    for chunk in chunks:
+    pieces = [
+        n + SPECIAL_TOKENS
+        for n in count_each(
+            measure, [embedded_text(c, heading_prefix=heading_prefix) for c in chunks]
+        )
+    ]  # in one batch, on every core
+    for chunk, n in zip(chunks, pieces, strict=True):
         s, e = chunk.start, chunk.end
         found: set[str] = set()
         end_in_code = structure.inside_code(e)
@@ -209,13 +214,11 @@ def diagnose(
             found.add("table_header")
         if structure.orphan_heading(s, e):
             found.add("orphan_heading")
-        n = measure.count(embedded_text(chunk, heading_prefix=heading_prefix)) + SPECIAL_TOKENS
         if n > window:
             found.add("model_window")
         if "oversize" in chunk.flags:
             found.add("oversize")
         issues.append(tuple(sorted(found, key=_ISSUE_ORDER.__getitem__)))
-        pieces.append(n)
     return Diagnosis(tuple(issues), tuple(pieces))
 
 

@@ -335,9 +335,59 @@ class ModelTokens:
     def count(self, text: str) -> int:
         return len(model_tokenizer(self.model_dir).encode(text, add_special_tokens=False).ids)
 
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        """``[self.count(t) for t in texts]`` in one batch: encoded on every core and without
+        offsets, about four times faster over a long document's chunks."""
+        tok = model_tokenizer(self.model_dir)
+        fast = getattr(tok, "encode_batch_fast", None)  # tokenizers 0.21 and later
+        encode = fast if fast is not None else tok.encode_batch
+        return [len(e.ids) for e in encode(list(texts), add_special_tokens=False)]
+
     def units(self, text: str) -> Units:
-        enc = model_tokenizer(self.model_dir).encode(text, add_special_tokens=False)
-        return _from_spans(enc.offsets, len(text))
+        """Word pieces of the whole text, encoded as pieces cut at ASCII white space (about
+        :data:`MODEL_PIECE_CHARS` long) in one batch: WordPiece never joins characters across white
+        space, so the pieces tokenise exactly as the whole does — in a tenth of the time, which
+        for one string grows faster than its length."""
+        pieces = _pieces_at_spaces(text, MODEL_PIECE_CHARS)
+        encoded = model_tokenizer(self.model_dir).encode_batch(
+            [text[a:b] for a, b in pieces], add_special_tokens=False
+        )
+        spans = [
+            (a + s, a + e)
+            for (a, _b), enc in zip(pieces, encoded, strict=True)
+            for s, e in enc.offsets
+        ]
+        return _from_spans(spans, len(text))
+
+
+MODEL_PIECE_CHARS = 8192
+"""Characters in each piece the model's word pieces of a whole text are counted in."""
+
+_ASCII_SPACE = re.compile(r"[ \t\n\r]")
+
+
+def _pieces_at_spaces(text: str, size: int) -> list[tuple[int, int]]:
+    """``[start, end)`` spans covering ``text``, each cut just before an ASCII space, tab or line
+    break at least ``size`` characters after its start (a run without one stays whole)."""
+    out = []
+    start = 0
+    while start < len(text):
+        m = _ASCII_SPACE.search(text, start + size)
+        end = m.start() if m is not None else len(text)
+        out.append((start, end))
+        start = end
+    return out
+
+
+def count_each(measure: Measure, texts: Sequence[str]) -> list[int]:
+    """``[measure.count(t) for t in texts]``, in one batch where the measure has one (the
+    model's word pieces, tiktoken's tokens): many chunks are counted at once on every core."""
+    if isinstance(measure, ModelTokens):
+        return measure.count_many(texts)
+    if isinstance(measure, Tokens):
+        batch = tiktoken_encoding(measure.encoding).encode_ordinary_batch(list(texts))
+        return [len(ids) for ids in batch]
+    return [measure.count(t) for t in texts]
 
 
 def offline_encodings() -> tuple[str, ...]:

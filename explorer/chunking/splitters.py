@@ -753,12 +753,16 @@ def passage_cuts(doc: Document) -> list[int]:
     return cuts
 
 
-def split_passages(doc: Document, settings: ChunkSettings) -> list[Chunk]:
+def split_passages(
+    doc: Document, settings: ChunkSettings, *, units: Units | None = None
+) -> list[Chunk]:
     """The document's sentences packed up to ``settings.size`` (in ``settings.unit``), never
     across the start of a block (:func:`passage_cuts`): a passage holds one paragraph's, table's
     or code block's sentences, or a heading with the first of what follows it. A sentence over
-    the limit is a passage of its own, flagged ``oversize``. Chunk ids follow ``settings``."""
-    units = settings.measure.units(doc.text)
+    the limit is a passage of its own, flagged ``oversize``. Chunk ids follow ``settings``;
+    ``units``, as for :func:`split`."""
+    if units is None:
+        units = settings.measure.units(doc.text)
     levels = [
         Level("block", FirstCuts(passage_cuts(doc)), always=True),
         Level("sentence", sentence_cuts(doc.text)),

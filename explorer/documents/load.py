@@ -31,6 +31,7 @@ from explorer.documents.model import (
     too_long,
 )
 from explorer.errors import DocumentError
+from explorer.progress import Progress, quiet
 
 # --------------------------------------------------------------------------- loading
 
@@ -53,18 +54,19 @@ def read_file(path: Path) -> bytes:
         raise DocumentError(f"{display_name(path)}: cannot be read ({exc.strerror})") from None
 
 
-def load_document(data: bytes, *, name: str) -> Document:
-    """Load Markdown, plain text or PDF bytes; the kind follows the file name's suffix."""
+def load_document(data: bytes, *, name: str, progress: Progress = quiet) -> Document:
+    """Load Markdown, plain text or PDF bytes; the kind follows the file name's suffix.
+    ``progress`` follows the long steps: a PDF's pages, a Markdown file's structure."""
     suffix = Path(name).suffix.lower()
     if not data:
         raise DocumentError(f"{name}: the file is empty (0 bytes); choose a file with text in it")
     if suffix in PDF_SUFFIXES:
         from explorer.documents.pdf.reader import load_pdf
 
-        pdf: Document = load_pdf(data, name=name)
+        pdf: Document = load_pdf(data, name=name, progress=progress)
         return pdf
     if suffix in MARKDOWN_SUFFIXES:
-        return load_markdown(data, name=name)
+        return load_markdown(data, name=name, progress=progress)
     if suffix in TEXT_SUFFIXES:
         return load_text(data, name=name)
     raise unsupported_type(name)
@@ -83,18 +85,23 @@ def decode_text(data: bytes, *, name: str) -> tuple[str, tuple[str, ...]]:
     UTF-8 is expected (a byte-order mark is dropped). A file starting with a UTF-16 byte-order
     mark is decoded as UTF-16. Bytes that are not UTF-8 are read as Windows-1252 (latin-1 where
     Windows-1252 leaves a byte undefined), unless most of the file is valid UTF-8 with a few
-    damaged bytes: those become U+FFFD. Every assumption is a warning. Binary data, white space
-    only, and text over :data:`MAX_CHARS` are refused.
+    damaged bytes: those become U+FFFD. Every assumption is a warning. Refused, each before any
+    parsing: more bytes than :data:`MAX_CHARS` characters can take, text over :data:`MAX_CHARS`,
+    white space only, and binary data anywhere in the file — a NUL byte, or a window of
+    :data:`BINARY_WINDOW` characters whose control characters and undecodable bytes pass
+    :data:`BINARY_SHARE` (binary appended to text is found wherever it starts).
     """
     warnings: list[str] = []
     if data.startswith(b"%PDF-"):
         raise DocumentError(f"{name}: this is a PDF, not text; rename it to .pdf")
     if len(data) > 4 * MAX_CHARS:  # UTF-8 needs at most 4 bytes a character
         raise too_long(name, f"{len(data) / 1e6:.1f} MB")
+    replaced = False
     if data.startswith(codecs.BOM_UTF8):
         data = data[3:]
         warnings.append("dropped a UTF-8 byte-order mark")
-        text = _decode_utf8(data, warnings)
+        _refuse_nul(data, name=name)
+        text, replaced = _decode_utf8(data, warnings)
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         order = "little" if data.startswith(codecs.BOM_UTF16_LE) else "big"
         try:
@@ -109,44 +116,74 @@ def decode_text(data: bytes, *, name: str) -> tuple[str, tuple[str, ...]]:
             "characters of the decoded text — save it as UTF-8 to avoid the conversion"
         )
     else:
-        if b"\x00" in data[:65536]:
-            raise DocumentError(f"{name}: {_nul_problem(data[:65536])}")
-        text = _decode_utf8(data, warnings)
-    sample = text[:65536]
-    controls = sum(1 for ch in sample if _is_control(ch))
-    if controls > max(8, len(sample) // 100):
-        raise DocumentError(f"{name}: looks binary ({controls} control characters), not text")
-    if not text.strip():
-        raise DocumentError(f"{name}: the file holds only white space; there is nothing to chunk")
+        _refuse_nul(data, name=name)
+        text, replaced = _decode_utf8(data, warnings)
     if len(text) > MAX_CHARS:
         raise too_long(name, f"{len(text):,} characters")
+    _refuse_binary(text, name=name, replaced=replaced)
+    if not text.strip():
+        raise DocumentError(f"{name}: the file holds only white space; there is nothing to chunk")
     return text, tuple(warnings)
 
 
-#: The longest document (in characters of its text) that is loaded; a PDF stops being read when
-#: its text passes it. Splitting 10 M characters into 256-token chunks takes about 4 s and
-#: 650 MB. A bigger file is refused with a message to split it.
-def _is_control(ch: str) -> bool:
-    """C0 and C1 control characters other than tab, line feed, carriage return, form feed."""
-    o = ord(ch)
-    return (o < 32 and ch not in "\t\n\r\f") or 0x7F <= o <= 0x9F
+BINARY_WINDOW = 65536
+"""Binary data is looked for in every window of this many characters (64 KiB) and a NUL byte
+anywhere, so a binary part after a text part is found wherever it starts."""
+BINARY_SHARE = 0.01
+"""A window is binary when more than this share of it (and more than 8 characters) are control
+characters or undecodable bytes: text has a few at most (a stray escape, a damaged byte)."""
+
+_CONTROLS = "\\x00-\\x08\\x0b\\x0e-\\x1f\\x7f-\\x9f"  # C0 and C1, but tab, line and page breaks
+_CONTROL = re.compile(f"[{_CONTROLS}]")
+_CONTROL_OR_REPLACED = re.compile(f"[{_CONTROLS}\ufffd]")
 
 
-def _nul_problem(head: bytes) -> str:
-    """Why bytes with NULs are refused; UTF-16 without a byte-order mark gets its own hint."""
+def _refuse_nul(data: bytes, *, name: str) -> None:
+    """Refuse bytes holding a NUL anywhere: no text encoding but UTF-16 and UTF-32 writes one
+    (UTF-16 without a byte-order mark gets its own hint)."""
+    at = data.find(0)
+    if at < 0:
+        return
+    head = data[:BINARY_WINDOW]
     even, odd = head[0::2].count(0), head[1::2].count(0)
-    if max(even, odd) > 0.3 * len(head) / 2 and min(even, odd) < 0.05 * len(head) / 2:
-        return (
-            "looks like UTF-16 without a byte-order mark (every other byte is NUL); "
+    half = len(head) / 2
+    if max(even, odd) > 0.3 * half and min(even, odd) < 0.05 * half:
+        raise DocumentError(
+            f"{name}: looks like UTF-16 without a byte-order mark (every other byte is NUL); "
             "re-save it as UTF-8"
         )
-    return "looks binary (it contains NUL bytes), not a text file"
+    raise DocumentError(
+        f"{name}: looks binary, not a text file: it holds NUL bytes (the first at byte {at:,} "
+        f"of {len(data):,}), which text never does; if part of it is text, save that part as a "
+        "file of its own"
+    )
 
 
-def _decode_utf8(data: bytes, warnings: list[str]) -> str:
-    """UTF-8, or the best reading of bytes that are not: see :func:`decode_text`."""
+def _refuse_binary(text: str, *, name: str, replaced: bool) -> None:
+    """Refuse text with a :data:`BINARY_WINDOW` whose control characters (and U+FFFD, where
+    undecodable bytes were ``replaced``) pass :data:`BINARY_SHARE`. One scan of the text: only
+    the windows holding such a character are counted."""
+    pattern = _CONTROL_OR_REPLACED if replaced else _CONTROL
+    found = pattern.search(text)
+    while found is not None:
+        start = found.start() - found.start() % BINARY_WINDOW
+        end = min(start + BINARY_WINDOW, len(text))
+        n = len(pattern.findall(text, start, end))
+        if n > max(8, (end - start) * BINARY_SHARE):
+            what = "control characters or undecodable bytes" if replaced else "control characters"
+            raise DocumentError(
+                f"{name}: looks binary, not text: {n:,} of the {end - start:,} characters from "
+                f"character {start:,} on are {what}, over the {BINARY_SHARE:.0%} text ever has; "
+                "if part of it is text, save that part as a file of its own"
+            )
+        found = pattern.search(text, end)
+
+
+def _decode_utf8(data: bytes, warnings: list[str]) -> tuple[str, bool]:
+    """UTF-8, or the best reading of bytes that are not (see :func:`decode_text`); and whether
+    undecodable bytes were replaced with U+FFFD. Each step is one pass in C over the bytes."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), False
     except UnicodeDecodeError as exc:
         first = f"byte 0x{data[exc.start]:02x} at offset {exc.start}"
     replaced = data.decode("utf-8", errors="replace")
@@ -158,7 +195,7 @@ def _decode_utf8(data: bytes, warnings: list[str]) -> str:
             f"{bad} invalid UTF-8 byte sequence{'s' if bad != 1 else ''} (the first: {first}) "
             "replaced with U+FFFD (\ufffd); the rest is UTF-8"
         )
-        return replaced
+        return replaced, True
     try:
         text, encoding = data.decode("cp1252"), "Windows-1252 (Western European)"
     except UnicodeDecodeError:
@@ -167,7 +204,7 @@ def _decode_utf8(data: bytes, warnings: list[str]) -> str:
         f"not valid UTF-8 ({first}); decoded as {encoding} — if letters look wrong, re-save "
         "the file as UTF-8"
     )
-    return text
+    return text, False
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -269,6 +306,17 @@ PARSE_WINDOW_LINES = 10_000
 
 _CONTAINERS = ("list_item_open", "blockquote_open")
 
+MAX_QUOTE_DEPTH = MAX_NESTING - 1
+"""The deepest block quote the parser reads whole (its paragraph takes the last level). A line
+quoted deeper keeps only this many ``>`` markers: the parser would not read the others, and each
+of them costs the tokenisers and the diagnostics as much as a word, so thousands on a line would
+make every step slow for markers no one reads. The words are all kept; a warning says so."""
+
+_DEEP = MAX_QUOTE_DEPTH + 1
+_DEEP_QUOTE = re.compile(rf"(?:^|(?<=\r))[ \t]*(?:>[ \t]*){{{_DEEP},}}", re.M)
+_MANY_MARKERS = re.compile(rf">(?:[ \t]*>){{{MAX_QUOTE_DEPTH}}}")  # a leading ">" is found fast
+_KEPT_MARKERS = re.compile(rf"[ \t]*(?:>[ \t]*){{{MAX_QUOTE_DEPTH}}}")
+
 
 def _markdown_parser() -> MarkdownIt:
     """Block-level CommonMark with tables: inline parsing is off (only block maps are used)."""
@@ -318,8 +366,10 @@ def front_matter_end(text: str) -> int:
     return m.end() if m else 0
 
 
-def load_markdown(data: bytes, *, name: str) -> Document:
-    """Markdown: ``text`` is the source; structure comes from markdown-it's block tokens."""
+def load_markdown(data: bytes, *, name: str, progress: Progress = quiet) -> Document:
+    """Markdown: ``text`` is the source (with quotes nested past :data:`MAX_QUOTE_DEPTH` cut to
+    it); structure comes from markdown-it's block tokens, read a window at a time (``progress``
+    follows the windows)."""
     text, warnings = decode_text(data, name=name)
     lines = text.count("\n") + text.count("\r") - text.count("\r\n") + 1
     if lines > MAX_MARKDOWN_LINES:
@@ -328,7 +378,10 @@ def load_markdown(data: bytes, *, name: str) -> Document:
             "reading Markdown structure; split the file into parts and load them one at a time "
             "(or rename it to .txt to read it as plain text)"
         )
-    blocks, headings, too_deep = _parse_markdown(text)
+    text, flattened = flatten_deep_quotes(text)
+    if flattened:
+        warnings += (flattened,)
+    blocks, headings, too_deep = _parse_markdown(text, progress)
     if too_deep:
         warnings += (
             f"lists or block quotes nest deeper than the parser reads ({MAX_NESTING} levels; "
@@ -345,6 +398,40 @@ def load_markdown(data: bytes, *, name: str) -> Document:
     )
 
 
+def flatten_deep_quotes(text: str) -> tuple[str, str]:
+    """``text`` with every line quoted deeper than :data:`MAX_QUOTE_DEPTH` levels cut to that
+    depth (the ``>`` markers past it removed, with the spaces after them), and the warning that
+    says so (empty when no line is that deep). One regular-expression scan finds the lines; the
+    usual file has none and comes back as it is."""
+    lines = 0
+    deepest = (0, 0)  # (depth, offset of the line in the original text)
+
+    def cut(m: re.Match[str]) -> str:
+        nonlocal lines, deepest
+        prefix = m.group()
+        depth = prefix.count(">")
+        lines += 1
+        if depth > deepest[0]:
+            deepest = (depth, m.start())
+        kept = _KEPT_MARKERS.match(prefix)
+        assert kept is not None  # the prefix holds more markers than are kept
+        return kept.group()
+
+    if _MANY_MARKERS.search(text) is None:  # no line can be that deep
+        return text, ""
+    flat = _DEEP_QUOTE.sub(cut, text)
+    if not lines:
+        return text, ""
+    depth, at = deepest
+    line = text.count("\n", 0, at) + text.count("\r", 0, at) - text.count("\r\n", 0, at) + 1
+    return flat, (
+        f"{lines:,} line{'s' if lines != 1 else ''} quoted deeper than the {MAX_QUOTE_DEPTH} "
+        f"levels the parser reads (the deepest: {depth:,} levels, line {line:,}) kept their first "
+        f"{MAX_QUOTE_DEPTH} '>' markers only; every word is kept, and offsets count characters "
+        f"of the shortened text ({len(text) - len(flat):,} characters fewer)"
+    )
+
+
 def markdown_structure(text: str) -> tuple[tuple[Block, ...], tuple[Heading, ...]]:
     """Blocks and headings of Markdown ``text`` with offsets into ``text``.
 
@@ -355,7 +442,9 @@ def markdown_structure(text: str) -> tuple[tuple[Block, ...], tuple[Heading, ...
     return blocks, headings
 
 
-def _parse_markdown(text: str) -> tuple[tuple[Block, ...], tuple[Heading, ...], bool]:
+def _parse_markdown(
+    text: str, progress: Progress = quiet
+) -> tuple[tuple[Block, ...], tuple[Heading, ...], bool]:
     """:func:`markdown_structure`, and whether containers nest past :data:`MAX_NESTING`."""
     starts = line_starts(text)
     n_lines = len(starts)
@@ -379,6 +468,7 @@ def _parse_markdown(text: str) -> tuple[tuple[Block, ...], tuple[Heading, ...], 
     in_thead = False
     table_span: tuple[int, int] | None = None
     for base, tokens in pieces:
+        progress(base / n_lines, f"reading the structure: line {base + 1:,} of {n_lines:,}")
         for i, tok in enumerate(tokens):
             if tok.type in _CONTAINERS and tok.level + 1 >= MAX_NESTING:
                 too_deep = True  # the parser does not read inside this container

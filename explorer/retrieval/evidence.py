@@ -222,12 +222,14 @@ def check(
         if given is not None and given in spans:
             spans = [given]
         holders: list[Chunk] = []
+        held: set[int] = set()  # their indices: a phrase found thousands of times stays linear
         for s, e in spans:
             # starts and ends both increase, so the holders are the chunks just before the
             # first one starting after s, back to the first whose end falls short of e
             j = bisect.bisect_right(starts, s) - 1
             while j >= 0 and chunks[j].end >= e:
-                if chunks[j] not in holders:
+                if j not in held:
+                    held.add(j)
                     holders.append(chunks[j])
                 j -= 1
         holders.sort(key=lambda c: (rank_of.get(c.index, len(chunks) + 1), c.index))

@@ -37,6 +37,7 @@ from explorer.documents.model import Document
 from explorer.errors import SettingsError
 
 if TYPE_CHECKING:
+    from explorer.chunking.measures import Units
     from explorer.progress import Progress
     from explorer.retrieval.embeddings import Embedder, Vectors
 
@@ -70,10 +71,11 @@ class Hit:
     """The part of ``score`` carried from the previous chunk (see :func:`carried`)."""
 
 
-def passages(doc: Document) -> list[Chunk]:
+def passages(doc: Document, *, units: Units | None = None) -> list[Chunk]:
     """The document's passages (see the module docstring); the workspace keeps them per
-    document (:meth:`explorer.workspace.Workspace.passages`)."""
-    return split_passages(doc, PASSAGES)
+    document (:meth:`explorer.workspace.Workspace.passages`) and gives the document's token
+    ``units`` it has already made."""
+    return split_passages(doc, PASSAGES, units=units)
 
 
 def passage_texts(doc: Document, spans: Sequence[Chunk], *, heading_prefix: bool) -> list[str]:

@@ -27,12 +27,14 @@ from explorer.documents.pdf.repeats import _remove_repeats
 from explorer.documents.pdf.tables import _edges, _framed_tables, _ruled_tables
 from explorer.documents.pdf.writer import _assemble
 from explorer.errors import DocumentError
+from explorer.progress import Progress, quiet
 
 pymupdf: Any = _pymupdf  # PyMuPDF ships partial annotations only; treat it as untyped
 
 
-def load_pdf(data: bytes, *, name: str) -> Document:
-    """Load PDF bytes into a :class:`Document`; :mod:`explorer.documents.pdf` says what it holds."""
+def load_pdf(data: bytes, *, name: str, progress: Progress = quiet) -> Document:
+    """Load PDF bytes into a :class:`Document`; :mod:`explorer.documents.pdf` says what it holds.
+    ``progress`` follows the pages as they are read."""
     if b"%PDF-" not in data[:1024]:
         raise DocumentError(
             f"{name} is not a PDF (it does not start with %PDF-); "
@@ -40,7 +42,7 @@ def load_pdf(data: bytes, *, name: str) -> Document:
         )
     doc = open_pdf(data, name=name)
     try:
-        return _load(doc, data, name=name)
+        return _load(doc, data, name=name, progress=progress)
     finally:
         with contextlib.suppress(Exception):
             doc.close()
@@ -123,7 +125,7 @@ def _render_upright(units: list[_Unit], matrix: Any) -> None:
             row.__post_init__()  # its box, from the moved fragments
 
 
-def _load(doc: Any, data: bytes, *, name: str) -> Document:
+def _load(doc: Any, data: bytes, *, name: str, progress: Progress) -> Document:
     stats = _Stats()
     warnings: list[str] = []
     if doc.is_repaired:
@@ -141,6 +143,7 @@ def _load(doc: Any, data: bytes, *, name: str) -> Document:
     failed: list[str] = []
     chars = 0
     for index in range(doc.page_count):
+        progress(0.9 * index / doc.page_count, f"reading page {index + 1:,} of {doc.page_count:,}")
         try:
             pages.append(_read_page(doc, index, stats))
             chars += sum(len(f.chars) for f in pages[-1].frags)
