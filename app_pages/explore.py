@@ -123,16 +123,22 @@ def open_upload(sample_names: set[str]) -> None:
     """Read the file :func:`on_upload` took, with a progress bar and a Cancel button. It opens
     on the recommended configuration (or the view a link left waiting for it) in a rerun, as
     the configuration's widgets are drawn before the page; on failure the current document
-    stays and the message is kept. A file that is cancelled leaves the current one too."""
-    reading = state.pop("reading", None)
+    stays and the message is kept. A file that is cancelled leaves the current one too.
+
+    The file stays taken until it is read: a click elsewhere while it is read ends this run at
+    the bar's next step, and the next run reads it again (the parsed document is kept once
+    made), so an upload is never dropped without a word. Only Cancel lets it go."""
+    if state.get(READING_CANCELLED):
+        state.pop("reading", None)  # the note is shown below, by cancelled_note
+        return
+    reading = state.get("reading")
     if reading is None:
         return
     file_name, data = reading
     progress, bar = widgets.progress_bar(f"Reading {file_name}", cancel=READING_CANCELLED)
-    try:
-        read = read_bytes(file_name, data, progress)
-    finally:
-        bar.empty()
+    read = read_bytes(file_name, data, progress)  # a rerun asked meanwhile raises here
+    state.pop("reading", None)
+    bar.empty()
     if read is None:
         return
     name = file_name if file_name not in sample_names else f"{file_name} (uploaded)"

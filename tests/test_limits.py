@@ -11,6 +11,8 @@ the figures are ``benchmarks/bench_large.py``'s.
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -297,14 +299,34 @@ def test_a_progress_bar_has_a_cancel_button_whose_click_is_said_once() -> None:
     assert not at.info  # said once
 
 
+def fresh_upload(at: AppTest, question: str) -> AppTest:
+    """``at`` on an uploaded document no earlier test can have embedded (its text is new), with
+    the hybrid retriever and ``question``: its passages still to embed, whatever ran before."""
+    text = (
+        f"# Notes {uuid.uuid4().hex}\n\nRefunds are given within seven days of purchase.\n\n"
+        "The refund does not apply to downloaded materials.\n"
+    )
+    at.file_uploader(key="upload").set_value(("fresh.md", text.encode(), "text/markdown")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.session_state["retriever"] = "hybrid"
+    next(t for t in at.text_input if t.label == "Question").set_value(question)
+    return at
+
+
 def test_a_cancelled_embedding_waits_until_asked_again() -> None:
-    at = open_app(timeout=120, retriever="hybrid", **{f"{widgets.EMBEDDING}_cancelled": "x"})
+    at = fresh_upload(open_app(timeout=120), "When are refunds given?")
+    at.session_state[f"{widgets.EMBEDDING}_cancelled"] = "x"  # what the Cancel button sets
+    at.run()
     [held] = [i.value for i in at.info if i.value.startswith("Cancelled: Embedding")]
     assert held.endswith(" passages with all-MiniLM-L6-v2. The BM25 answer above stands.")
     assert any(c.value.startswith("**BM25 answer**") for c in at.caption)
     assert at.button(key="embedding_again").label == "Embed now"
     at.slider(key="k").set_value(3).run()  # another run of the same request: still held
     assert any(i.value.startswith("Cancelled: Embedding") for i in at.info)
+    at.button(key="embedding_again").click().run()  # asked again: it embeds and answers
+    assert not at.exception, [e.value for e in at.exception]
+    assert not any(i.value.startswith("Cancelled: Embedding") for i in at.info)
+    assert not any(c.value.startswith("**BM25 answer**") for c in at.caption)
 
 
 def test_a_cancelled_upload_leaves_the_document_and_says_so() -> None:
@@ -320,3 +342,41 @@ def test_a_cancelled_semantic_chunking_waits_until_asked_again() -> None:
     assert not at.metric  # the page stops there: no chunks yet
     at.selectbox(key="splitter").set_value("structure").run()
     assert not at.exception and at.metric
+
+
+def test_an_upload_whose_reading_a_click_cut_short_is_read_on_the_next_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 29's dropped uploads: a click while a file is read ends that run where it stands;
+    the file is read on the next run, not left out with the old document on screen."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    at = open_app()
+    real = Workspace.load
+    calls: list[str] = []
+
+    def cut_short_once(self: Workspace, data: bytes, **kwargs: object) -> object:
+        calls.append(str(kwargs["name"]))
+        if len(calls) == 1:
+            raise StopException()  # what Streamlit raises at the bar's step when asked to stop
+        return real(self, data, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Workspace, "load", cut_short_once)
+    text = f"# Cut short {uuid.uuid4().hex}\n\nA paragraph of the new document.\n".encode()
+    at.file_uploader(key="upload").set_value(("cut.md", text, "text/markdown")).run()
+    assert calls == ["cut.md"] and at.session_state["source"] != "cut.md"  # stopped mid-read
+    at.run()  # the next run, as the click's rerun would be
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["source"] == "cut.md"  # read again (and then opened) this time
+    assert not at.error
+
+
+def test_a_cancelled_upload_is_not_read_again() -> None:
+    at = open_app()
+    at.session_state["reading"] = ("never.md", b"# Never\n\nNot read.\n")
+    at.session_state["reading_cancelled"] = "Reading never.md"  # the Cancel button's click
+    at.run()
+    assert "Cancelled: Reading never.md. Nothing of it was kept." in [i.value for i in at.info]
+    assert "reading" not in at.session_state and at.session_state["source"] != "never.md"
+    at.run()
+    assert at.session_state["source"] != "never.md"
