@@ -23,6 +23,7 @@ from explorer.answer import CorpusAnswer
 from explorer.chunking.diagnostics import Diagnosis, diagnose
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk
+from explorer.documents.folder import Loaded
 from explorer.documents.model import SUPPORTED_SUFFIXES, Document, document_name
 from explorer.errors import ExplorerError
 from explorer.evaluation.coverage import evaluate
@@ -156,11 +157,23 @@ skipped: list[str] = list(state.cp_upload_errors)
 folder_docs: dict[str, Document] = {}
 folder_paths: dict[str, Path] = {}
 if state.cp_folder.strip():
+    loaded: Loaded | None = None
     try:
-        loaded = ws.load_folder(allowed_folder(state.cp_folder))
+        folder = allowed_folder(state.cp_folder)
+        if ws.folder_is_read(folder):
+            loaded = ws.load_folder(folder)
+        else:  # a documentation site's folder takes a while: a bar, and Cancel
+            loaded = widgets.cancellable(
+                f"Reading the folder {folder.name or folder}",
+                lambda progress: ws.load_folder(folder, progress=progress),
+                key="cp_folder",
+                request=str(folder),
+                meanwhile="The corpus is shown without it.",
+                again="Read it now",
+            )
     except ExplorerError as exc:
         widgets.message("error", str(exc))
-    else:
+    if loaded is not None:
         skipped += [s.reason for s in loaded.skipped]
         for d, path in zip(loaded.documents, loaded.paths, strict=True):
             if d.name not in raw:

@@ -218,14 +218,26 @@ class Workspace:
         p = Path(path)
         return self.load(read_file(p), name=document_name(p))
 
-    def load_folder(self, folder: str | Path, *, recursive: bool = False) -> Loaded:
+    def load_folder(
+        self, folder: str | Path, *, recursive: bool = False, progress: Progress = quiet
+    ) -> Loaded:
         """Every file of ``folder`` that loads (see :func:`explorer.documents.load_folder`), each
-        parsed once; a folder whose files have not changed is not read again."""
+        parsed once; a folder whose files have not changed is not read again. ``progress``
+        follows the files as they are read."""
         path = Path(folder)
-        key = (str(path.resolve()), recursive, _listing(path))
+        key = self._folder_key(path, recursive)
         return self._shared.folders.get(
-            key, lambda: load_folder(path, recursive=recursive, load=self._loader)
+            key,
+            lambda: load_folder(path, recursive=recursive, load=self._loader, progress=progress),
         )
+
+    def folder_is_read(self, folder: str | Path, *, recursive: bool = False) -> bool:
+        """Whether :meth:`load_folder` has the folder as it is now (nothing would be read)."""
+        return self._shared.folders.peek(self._folder_key(Path(folder), recursive)) is not None
+
+    @staticmethod
+    def _folder_key(path: Path, recursive: bool) -> tuple[str, bool, str]:
+        return (str(path.resolve()), recursive, _listing(path))
 
     def load_paths(self, paths: Iterable[str | Path], *, recursive: bool = False) -> Loaded:
         """Files and folders, as :func:`explorer.documents.load_paths`, each file parsed once."""

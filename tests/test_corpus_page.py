@@ -139,6 +139,25 @@ def test_a_folder_loads_and_its_unreadable_files_are_listed(
     assert list(overview["document"]) == ["guide.md", "policy.md"]
 
 
+def test_a_cancelled_folder_read_waits_until_asked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHUNK_EXPLORER_DOCS", str(tmp_path))
+    (tmp_path / "guide.md").write_text("# A guide of its own\n\nNothing like the samples.\n")
+    at = corpus_page(cp_folder_cancelled="x", cp_folder=str(tmp_path))  # the Cancel button's click
+    [held] = [i.value for i in at.info if i.value.startswith("Cancelled: Reading the folder")]
+    assert held.endswith("The corpus is shown without it.")
+    [overview] = table(at, "flagged")
+    assert "guide.md" not in list(overview["document"])  # the samples alone
+    at.run()  # another run: still held, nothing read
+    assert any(i.value.startswith("Cancelled: Reading the folder") for i in at.info)
+    at.button(key="cp_folder_again").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    [overview] = table(at, "flagged")
+    assert "guide.md" in list(overview["document"])
+    assert not any(i.value.startswith("Cancelled: Reading the folder") for i in at.info)
+
+
 @pytest.mark.parametrize("folder", ["/etc", "../..", "sample_docs/../.."])
 def test_a_folder_outside_the_allowed_ones_is_refused_unread(folder: str) -> None:
     at = corpus_page(cp_samples=[], cp_folder=folder)
