@@ -3,18 +3,21 @@ app and how long each settings change takes after it, beside another checkout (t
 and the library path (load, chunk, BM25 retriever, answer) for a checkout that has the workspace.
 
 Run ``python -m benchmarks.bench_large`` (options: ``--chars N``, ``--runs N``, ``--changes N``,
-``--base DIR`` (repeatable) to put other checkouts beside this one, ``--file PATH`` to time a
-file of your own instead, ``--no-library``).
+``--base DIR`` (repeatable) to put other checkouts beside this one, ``--settings
+recommended|lesson``, ``--file PATH`` to time a file of your own instead, ``--no-library``).
 
 What it does. It builds a Markdown file of ``--chars`` characters by appending the Markdown files
 of ``shared/corpus/`` (sorted by name) in turn, cut at the last line break before the size. Then,
 for every checkout, each run is a fresh process (so no cache of an earlier run is warm) with the
 checkout first on ``sys.path``:
 
-* app: ``AppTest`` over the checkout's ``app.py`` uploads the file (*open*: reading, the first
-  chunking, the diagnostics and the first drawing of the page), then moves the chunk-size slider
-  ``--changes`` times to sizes not seen before (*new size*: everything that depends on the size
-  is made again) and back once to a size seen before (*seen size*: all cached);
+* app: ``AppTest`` over the checkout's ``app.py`` sets one configuration (structure splitter,
+  256 tokens, BM25, fill to the budget, k 4) and the question, uploads the file and sets them
+  again, since an upload may open on settings of its own (*open*: both reruns — reading, the
+  first chunking, the diagnostics, the first answer and the first drawing of the page), then
+  moves the chunk-size slider ``--changes`` times to sizes not seen before (*new size*:
+  everything that depends on the size is made again) and back once to a size seen before
+  (*seen size*: all cached);
 * library (checkouts with ``explorer.workspace``): ``Workspace.load``, ``chunks`` at the
   recommended configuration, the BM25 ``retriever``, ``ask`` (the first answer reads the page
   text the evidence is matched against), ``ask`` again, and a new size's chunks and answer.
@@ -39,12 +42,20 @@ CORPUS = REPO.parent / "shared" / "corpus"
 CHARS = 9_900_000
 QUESTION = "How do I take a dependency from a git repository?"
 EVIDENCE = ("git repository",)
+SETTINGS = {
+    "recommended": {"splitter": "structure", "unit": "tokens", "size": 256, "overlap": 64,
+                    "fill": True, "k": 4},
+    "lesson": {"splitter": "fixed", "unit": "chars", "size": 250, "overlap": 0, "fill": False,
+               "k": 2},
+}  # fmt: skip
+"""The app's configurations (BM25 in both): the recommended one, and the opening lesson's failing
+setting, which an upload kept before issue 24 (so the base opened a file on it)."""
 
 APP_RUN = """
 import json, sys, time
 from pathlib import Path
 from streamlit.testing.v1 import AppTest
-path, changes = Path(sys.argv[1]), int(sys.argv[2])
+path, changes, question = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 at = AppTest.from_file(str(Path.cwd() / "app.py"), default_timeout=1800)
 at.run()
 def timed():
@@ -52,8 +63,22 @@ def timed():
     if at.exception:
         raise SystemExit(f"the app raised: {at.exception[0].value}")
     return ms
+chosen = json.loads(sys.argv[4])
+def same_settings():  # one configuration in every checkout, whatever an upload opens on
+    at.selectbox(key="splitter").set_value(chosen["splitter"]).run()
+    at.selectbox(key="unit").set_value(chosen["unit"]).run()
+    at.slider(key="size").set_value(chosen["size"])
+    at.slider(key="overlap").set_value(chosen["overlap"])
+    at.selectbox(key="retriever").set_value("bm25")
+    at.toggle(key="fill").set_value(chosen["fill"])
+    at.slider(key="k").set_value(chosen["k"])
+    next(t for t in at.text_input if t.label == "Question").set_value(question)
+same_settings()
+at.run()
 at.file_uploader(key="upload").set_value((path.name, path.read_bytes(), "text/markdown"))
-out = {"open": timed(), "errors": [e.value for e in at.error], "new": [], "seen": []}
+opened = timed()
+same_settings()  # an upload may open on settings of its own: these again, and the question
+out = {"open": opened + timed(), "errors": [e.value for e in at.error], "new": [], "seen": []}
 for n in range(changes):
     at.slider(key="size").set_value(300 + 16 * n)
     out["new"].append(timed())
@@ -135,7 +160,13 @@ def _cell(values: list[float]) -> str:
 
 
 def figures(
-    checkout: Path, path: Path, *, runs: int, changes: int, library: bool
+    checkout: Path,
+    path: Path,
+    *,
+    runs: int,
+    changes: int,
+    library: bool,
+    settings: dict[str, object],
 ) -> dict[str, str]:
     """Every row's cell for one checkout."""
     opens: list[float] = []
@@ -144,7 +175,7 @@ def figures(
     lib: dict[str, list[float]] = {key: [] for key in LIB_ROWS}
     errors: set[str] = set()
     for _ in range(runs):
-        app = _run(APP_RUN, checkout, str(path), str(changes))
+        app = _run(APP_RUN, checkout, str(path), str(changes), QUESTION, json.dumps(settings))
         assert isinstance(app, dict)
         opens.append(app["open"])
         new += app["new"]
@@ -156,7 +187,7 @@ def figures(
                 for key in LIB_ROWS:
                     lib[key].append(got[key])
     cells = {
-        "app: open (upload + first run)": _cell(opens),
+        "app: open (upload + first answer)": _cell(opens),
         "app: settings change, new size": _cell(new),
         "app: settings change, seen size": _cell(seen),
     }
@@ -174,16 +205,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--changes", type=int, default=3, help="new sizes per run")
     parser.add_argument("--base", type=Path, action="append", default=[], help="another checkout")
     parser.add_argument("--no-library", action="store_true", help="only the app's figures")
+    parser.add_argument(
+        "--settings", choices=sorted(SETTINGS), default="recommended", help="the app's settings"
+    )
     args = parser.parse_args(argv)
     checkouts = [("this checkout", REPO)] + [(f"base {b}", b.resolve()) for b in args.base]
     with tempfile.TemporaryDirectory(prefix="bench-large-") as tmp:
         path = args.file.resolve() if args.file else build_markdown(Path(tmp), chars=args.chars)
         size = len(path.read_bytes())
         print(f"document: {path.name}, {size:,} bytes; {args.runs} runs per checkout, "
-              f"{args.changes} new sizes a run; seconds, median (min–max)")  # fmt: skip
+              f"{args.changes} new sizes a run; {args.settings} settings; seconds, "
+              "median (min–max)")  # fmt: skip
         columns = {
             label: figures(
-                root, path, runs=args.runs, changes=args.changes, library=not args.no_library
+                root,
+                path,
+                runs=args.runs,
+                changes=args.changes,
+                library=not args.no_library,
+                settings=SETTINGS[args.settings],
             )
             for label, root in checkouts
         }
