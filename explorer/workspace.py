@@ -498,10 +498,13 @@ class Workspace:
         progress: Progress = quiet,
         *,
         question: str | None = None,
+        edits: Mapping[str, Sequence[Edit]] | None = None,
     ) -> None:
-        """Chunk every named document and, for dense or hybrid ranking, embed what is new, with
-        ``progress`` through the slow steps: the model's loading, the semantic splitter's
-        embedding, then the passages or chunks (counts, rate and the time left)."""
+        """Chunk every named document (after its what-if ``edits``, by name) and, for dense or
+        hybrid ranking, embed what is new, with ``progress`` through the slow steps: the model's
+        loading, the semantic splitter's embedding, then the passages or chunks (counts, rate
+        and the time left)."""
+        edits = edits or {}
         semantic = config.chunking.splitter == "semantic"  # it embeds sentences to find cuts
         if semantic and not self.embedder(config.model).loaded:
             progress(0.0, MODEL_NOTE)
@@ -514,7 +517,7 @@ class Workspace:
             self.chunks(
                 name, config, progress=scaled(progress, 0.0, chunk_share, "sentence groups: ")
             )
-            self.retriever(name, config)
+            self.retriever(name, config, edits=edits.get(label, ()))
         if not dense:
             progress(1.0, "done")
             return
@@ -526,8 +529,8 @@ class Workspace:
         started, done = time.monotonic(), 0
         total = max(pending.texts, 1)
         for name in names:
-            index = self.retriever(name, config).index
             label = name if isinstance(name, str) else name.name
+            index = self.retriever(name, config, edits=edits.get(label, ())).index
             todo = len({t for t in index.dense_texts if not emb.cached(t)})
 
             def embedding(

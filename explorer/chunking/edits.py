@@ -130,9 +130,11 @@ def parse_edits(data: object) -> Edits:
     """Edits from their JSON form: a list of ``{"split": OFFSET}``, ``{"merge": INDEX}``,
     ``{"drop": INDEX}`` (EditError names the first bad item)."""
     if not isinstance(data, list):
+        kind = {dict: "an object", str: "a string", int: "a number", float: "a number"}.get(
+            type(data), "null" if data is None else type(data).__name__
+        )
         raise EditError(
-            'edits are a JSON list such as [{"merge": 3}, {"split": 1250}]; '
-            f"got a {type(data).__name__}"
+            f'edits are a JSON list such as [{{"merge": 3}}, {{"split": 1250}}]; got {kind}'
         )
     if len(data) > MAX_EDITS:
         raise EditError(f"{len(data)} edits; at most {MAX_EDITS} are taken")
@@ -146,7 +148,38 @@ def parse_edits(data: object) -> Edits:
 
 
 def load_edits(path: str | Path) -> Edits:
-    """The edits in the JSON file at ``path`` (see :func:`parse_edits`)."""
+    """The edits in the JSON file at ``path``: a list (see :func:`parse_edits`)."""
+    data = load_edit_file(path)
+    if isinstance(data, dict):
+        raise EditError(
+            f"the edit file {path} gives edits by document; here one document is edited, so "
+            'give a list such as [{"merge": 3}]'
+        )
+    return data
+
+
+def edits_for(path: str | Path, names: Sequence[str]) -> dict[str, Edits]:
+    """The edits in the file at ``path`` by document name: an object ``{"doc.md": [...]}``, or
+    a list when ``names`` is one document (the one it edits)."""
+    data = load_edit_file(path)
+    if isinstance(data, dict):
+        unknown = sorted(set(data) - set(names))
+        if unknown:
+            raise EditError(
+                f"the edit file {path} edits {unknown[0]!r}, which is not among the documents "
+                f"({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
+            )
+        return data
+    if len(names) != 1:
+        raise EditError(
+            f"the edit file {path} is a list, but {len(names)} documents are searched; give "
+            'the edits by document, such as {"refund-policy.md": [{"merge": 3}]}'
+        )
+    return {names[0]: data}
+
+
+def load_edit_file(path: str | Path) -> Edits | dict[str, Edits]:
+    """The JSON file at ``path``: a list of edits, or an object of such lists by document."""
     p = Path(path)
     try:
         raw = p.read_bytes()
@@ -162,6 +195,14 @@ def load_edits(path: str | Path) -> Edits:
             f"{exc.msg})"
         ) from None
     try:
+        if isinstance(data, dict):
+            out = {}
+            for name, items in data.items():
+                try:
+                    out[name] = parse_edits(items)
+                except EditError as exc:
+                    raise EditError(f"{name!r}: {exc}") from None
+            return out
         return parse_edits(data)
     except EditError as exc:
         raise EditError(f"the edit file {p}: {exc}") from None
