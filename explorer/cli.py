@@ -389,6 +389,14 @@ def run_query(args: argparse.Namespace, config: Config) -> dict[str, Any]:
     out["edits"] = edits_json(edits)
     if edits:
         out["chunking"] = describe(config.to_spec() or "recommended", edits)
+    if answer.verdict is not None and not answer.complete:
+        from explorer.repair import suggest_repair
+
+        repair = suggest_repair(
+            ws, doc, question, args.evidence, config=config, edits=edits, k=args.k,
+            budget=args.budget,
+        )  # fmt: skip
+        out["repair"] = None if repair is None else repair.to_json()
     return out
 
 
