@@ -194,6 +194,9 @@ def load_edit_file(path: str | Path) -> Edits | dict[str, Edits]:
             f"the edit file {p} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
             f"{exc.msg})"
         ) from None
+    if isinstance(data, dict) and data and set(data) <= set(KINDS):
+        one = json.dumps(data)
+        raise EditError(f"the edit file {p} holds one edit; write a list of edits, [{one}]")
     try:
         if isinstance(data, dict):
             out = {}
@@ -271,18 +274,31 @@ class _Span:
     """The splitter's chunk, while no edit has changed the span."""
 
 
-def split_target(chunks: Sequence[Chunk], offset: int) -> int | None:
-    """The index of the chunk a split at ``offset`` cuts: the one holding it strictly inside and
-    outside any overlap with a neighbour (``None`` when there is none)."""
-    starts = [c.start for c in chunks]
-    i = bisect.bisect_right(starts, offset) - 1
-    if i < 0 or not chunks[i].start < offset < chunks[i].end:
+def split_target(text: str, chunks: Sequence[Chunk], offset: int) -> int | None:
+    """The index of the chunk a split at ``offset`` cuts (``None`` when none can be): the one
+    holding it strictly inside, outside any overlap with a neighbour, with text that is not
+    white space on both sides, neither of which (trimmed) falls inside a neighbour."""
+    return _split_index(text, [(c.start, c.end) for c in chunks], offset)
+
+
+def _split_index(text: str, spans: Sequence[tuple[int, int]], offset: int) -> int | None:
+    i = bisect.bisect_right([s for s, _ in spans], offset) - 1
+    if i < 0 or not spans[i][0] < offset < spans[i][1]:
         return None
-    if i > 0 and offset < chunks[i - 1].end:
+    a, b = _halves(text, spans[i], offset)
+    if a[0] >= a[1] or b[0] >= b[1]:
         return None
-    if i + 1 < len(chunks) and offset >= chunks[i + 1].start:
+    if i > 0 and a[1] <= spans[i - 1][1]:
+        return None
+    if i + 1 < len(spans) and b[0] >= spans[i + 1][0]:
         return None
     return i
+
+
+def _halves(
+    text: str, span: tuple[int, int], offset: int
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    return trim_span(text, span[0], offset), trim_span(text, offset, span[1])
 
 
 def apply_edits(
@@ -307,17 +323,14 @@ def apply_edits(
                     f"{where}: the document has {len(text):,} characters; a split offset is "
                     f"from 1 to {max(len(text) - 1, 0):,}"
                 )
-            i = _split_index(spans, edit.at)
+            i = _split_index(text, [(sp.start, sp.end) for sp in spans], edit.at)
             if i is None:
                 raise EditError(
                     f"{where}: no chunk holds offset {edit.at} inside it outside an overlap; "
-                    "split inside a chunk, not at its edge, between chunks or in shared text"
+                    "split inside a chunk, not at its edge, between chunks, in shared text or "
+                    "next to white space only"
                 )
-            s, e = spans[i].start, spans[i].end
-            a = trim_span(text, s, edit.at)
-            b = trim_span(text, edit.at, e)
-            if a[0] >= a[1] or b[0] >= b[1]:
-                raise EditError(f"{where}: one side of the split would hold only white space")
+            a, b = _halves(text, (spans[i].start, spans[i].end), edit.at)
             dropped = spans[i].dropped
             spans[i : i + 1] = [
                 _Span(a[0], a[1], dropped, True, None),
@@ -350,18 +363,6 @@ def apply_edits(
                 raise EditError(f"{where}: chunk {edit.at} is dropped already")
             spans[edit.at].dropped = True
     return _chunks(doc, spans, settings, units)
-
-
-def _split_index(spans: Sequence[_Span], offset: int) -> int | None:
-    starts = [s.start for s in spans]
-    i = bisect.bisect_right(starts, offset) - 1
-    if i < 0 or not spans[i].start < offset < spans[i].end:
-        return None
-    if i > 0 and offset < spans[i - 1].end:
-        return None
-    if i + 1 < len(spans) and offset >= spans[i + 1].start:
-        return None
-    return i
 
 
 def _chunks(
@@ -432,12 +433,7 @@ def split_points(doc: Document, chunks: Sequence[Chunk], index: int) -> list[int
     found = {c.start + e for _s, e in sentences.sentence_spans(c.text)}
     for m in re.finditer(r"[^\S\n]*\n", c.text):
         found.add(c.start + trim_span(c.text, 0, m.start())[1])
-    return sorted(p for p in found if split_target(chunks, p) == index and _sides(doc.text, c, p))
-
-
-def _sides(text: str, c: Chunk, p: int) -> bool:
-    a, b = trim_span(text, c.start, p), trim_span(text, p, c.end)
-    return a[0] < a[1] and b[0] < b[1]
+    return sorted(p for p in found if split_target(doc.text, chunks, p) == index)
 
 
 def snap(doc: Document, chunks: Sequence[Chunk], index: int, position: int) -> int | None:
