@@ -22,14 +22,16 @@ import streamlit as st
 from explorer.answer import Answer, CorpusAnswer
 from explorer.chunking.diagnostics import ISSUES, Diagnosis, diagnose
 from explorer.chunking.diff import ChunkDiff, diff_chunks
+from explorer.chunking.edits import Edit, decode_edits, describe, encode_edits, undo
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk
 from explorer.documents.model import Document
-from explorer.errors import ExplorerError
+from explorer.errors import EditError, ExplorerError
 from explorer.evaluation.lessons import Lesson, Setting
 from explorer.evaluation.queries import add_query
 from explorer.export import manifest, records, to_jsonl
 from explorer.progress import Progress, quiet
+from explorer.repair import suggest_repair
 from explorer.workspace import Chunking, Pending, Workspace
 from ui import charts, chunk_view, evaluate_view, frame, settings, widgets
 from ui.answers import (
@@ -64,7 +66,7 @@ from ui.sources import (
     remember,
     sample_paths,
 )
-from ui.view_state import View, link_url, query_keys
+from ui.view_state import View, edit_state, edits_of, link_url, query_keys
 
 state = st.session_state
 ws = frame.workspace()
@@ -194,11 +196,18 @@ def on_lesson() -> None:
 
 
 def reset_to_recommended() -> None:
-    """The recommended configuration, k and budget for the document shown; no lesson."""
+    """The recommended configuration, k and budget for the document shown; no lesson, no
+    edits."""
     start = View(state.source)
     View.of(state).replace(
-        config=start.config, k=start.k, budget=start.budget, lesson=None, chunk=None
+        config=start.config, k=start.k, budget=start.budget, lesson=None, chunk=None, edits=""
     ).apply(state)
+
+
+def set_edits(edits: Sequence[Edit]) -> None:
+    """The what-if edits of the document and chunking shown (the chunking is made again from
+    the splitter's chunks plus these, so taking the last one away restores it exactly)."""
+    state.edits = edit_state(state.source, config_of(state), encode_edits(edits))
 
 
 def set_present(on: bool) -> None:
@@ -356,6 +365,10 @@ with st.container(key="ce_title"):
     )
 
 try:
+    edits: tuple[Edit, ...] = decode_edits(edits_of(state, state.source, config))
+except ExplorerError:  # the link's edits are checked as it is read: only a bug lands here
+    edits = ()
+try:
     chunking_key = config.chunking.key() + (
         f"|model={config.model}" if config.chunking.splitter == "semantic" else ""
     )
@@ -372,8 +385,17 @@ try:
     else:
         with st.spinner("Chunking…"):
             made = ws.chunking(doc, config)
+    if edits:
+        try:
+            made = ws.chunking(doc, config, edits=edits)
+        except EditError as exc:
+            widgets.message(
+                "warning", f"The what-if edits do not fit this chunking ({exc}); they are cleared."
+            )
+            state.edits, edits = None, ()
     chunks = made.chunks
-    diagnosis = diagnosis_of(doc.key, chunking_key, config.heading_prefix, doc, chunks)
+    edited_key = chunking_key + (f"|edits={encode_edits(edits)}" if edits else "")
+    diagnosis = diagnosis_of(doc.key, edited_key, config.heading_prefix, doc, chunks)
 except ExplorerError as exc:
     widgets.message("error", str(exc))
     st.stop()
@@ -404,6 +426,37 @@ def draw_early(early: CorpusAnswer, pending: Pending) -> None:
                              key="early_hits")  # fmt: skip
 
 
+def draw_repair(question: str, phrases: Sequence[str]) -> None:
+    """Beside a missed verdict: the one what-if edit that would make it complete, its cost in
+    tokens, and a button that applies it."""
+    key = (doc.key, config.index_key(), config, encode_edits(edits), question, tuple(phrases),
+           state.k, state.budget)  # fmt: skip
+    found = state.get("repair_found")
+    if found is None or found[0] != key:
+        try:
+            repair = suggest_repair(
+                ws, doc, question, phrases, config=config, edits=edits, k=state.k,
+                budget=state.budget,
+            )  # fmt: skip
+        except ExplorerError:
+            repair = None
+        state.repair_found = found = (key, repair)
+    repair = found[1]
+    if repair is None:
+        return
+    with st.container(border=True, key="repair"):
+        text, button = st.columns([5, 1], vertical_alignment="center")
+        text.markdown(f"**Suggested repair:** {md_text(repair.sentence())}")
+        button.button(
+            "Apply",
+            key="apply_repair",
+            icon=":material/build:",
+            on_click=set_edits,
+            args=((*edits, repair.edit),),
+            help="Make this edit to the chunking (Undo takes it back).",
+        )
+
+
 ask_col, doc_col = st.columns([2, 3], gap="medium")
 answer: Answer | None = None
 with ask_col:
@@ -429,8 +482,9 @@ with ask_col:
     placeholder = st.empty()
     if question and chunks:
         whole = widgets.answer_bm25_first(
-            ws, [doc], config, question, phrases, k=state.k, budget=state.budget, early=draw_early
-        )
+            ws, [doc], config, question, phrases, k=state.k, budget=state.budget,
+            early=draw_early, edits={doc.name: edits},
+        )  # fmt: skip
         if whole is not None:
             placeholder.empty()  # the full answer replaces the BM25 one
             answer = whole.answers[doc.name]
@@ -446,6 +500,8 @@ with ask_col:
             if first_page is not None:
                 state.page = first_page
         widgets.verdict_box(answer.verdict)
+        if answer.verdict is not None and not answer.complete and not state.present:
+            draw_repair(question, phrases)
         for note in match_notes(answer.evidence):
             st.caption(md_text(note))
         if answer.hits:
@@ -614,12 +670,27 @@ view = View.of(state, config=config, uploaded=uploaded).replace(
     lesson=lesson.name if lesson is not None and step is not None else None, repair=step or None
 )
 with doc_col:
+    if edits and not state.present:
+        with st.container(key="edits_bar", horizontal=True, vertical_alignment="center"):
+            label = describe(settings.describe_config(config), edits)
+            st.markdown(
+                f"**What-if chunking:** {md_text(label)}"
+                f" · {md_text('; '.join(e.describe() for e in edits))}"
+            )
+            st.button(
+                "Undo", key="undo_edit", icon=":material/undo:", on_click=set_edits,
+                args=(undo(edits),), help=f"Take back the last edit ({edits[-1].describe()}).",
+            )  # fmt: skip
+            st.button(
+                "Clear edits", key="clear_edits", on_click=set_edits, args=((),),
+                help="The chunking as the splitter cut it.",
+            )  # fmt: skip
     document_panel(
         Shown(
             doc=doc,
             data=data,
             chunks=chunks,
-            chunking_key=chunking_key,
+            chunking_key=edited_key,
             diagnosis=diagnosis,
             config=config,
             answer=answer,
@@ -627,6 +698,7 @@ with doc_col:
             passages=lambda: ws.passages(doc),
             changes=changes,
             url=st.context.url,
+            edits=edits,
         )
     )
 
@@ -643,7 +715,7 @@ def draw_overview(made: Chunking, diagnosis: Diagnosis) -> None:
     unit = config.chunking.unit
     head = (
         f"Chunking: {len(chunks):,} chunks, {len(flagged):,} flagged "
-        f"({md_text(settings.describe_config(config))})"
+        f"({md_text(describe(settings.describe_config(config), edits))})"
     )
     with st.expander(head, expanded=bool(made.library) or state.only_flagged):
         for warning in doc.warnings:
@@ -792,7 +864,7 @@ stem = doc.name.rsplit(".", 1)[0]
 left, right, _ = st.columns([1, 1, 3])
 left.download_button(
     "Download chunks (JSONL)",
-    lambda: to_jsonl(records(doc, config, chunks)),
+    lambda: to_jsonl(records(doc, config, chunks, edits=edits)),
     file_name=f"{stem}.chunks.jsonl",
     mime="application/jsonl",
     on_click="ignore",
@@ -800,7 +872,9 @@ left.download_button(
 right.download_button(
     "Download manifest (JSON)",
     lambda: json.dumps(
-        manifest(doc, config, chunks, k=state.k, budget=state.budget), indent=2, ensure_ascii=False
+        manifest(doc, config, chunks, k=state.k, budget=state.budget, edits=edits),
+        indent=2,
+        ensure_ascii=False,
     ),
     file_name=f"{stem}.manifest.json",
     mime="application/json",
