@@ -521,7 +521,13 @@ def draw_lesson(lesson: Lesson, step: int | None) -> None:
     assert lesson_panel is not None
     with lesson_panel:
         head, more = st.columns([6, 2], vertical_alignment="center")
-        head.markdown(f"**Lesson: {md_text(lesson.title)}** · {lesson_status(lesson, step)}")
+        status = lesson_status(lesson, step)
+        if edits:
+            status += (
+                f" With {len(edits)} what-if edit{'s' if len(edits) > 1 else ''} to the chunking "
+                "(above the document)."
+            )
+        head.markdown(f"**Lesson: {md_text(lesson.title)}** · {status}")
         with more.container(horizontal=True, key="lesson_more"):
             st.button(
                 "Leave presentation" if state.present else "Present",
@@ -671,19 +677,20 @@ view = View.of(state, config=config, uploaded=uploaded).replace(
 )
 with doc_col:
     if edits and not state.present:
-        with st.container(key="edits_bar", horizontal=True, vertical_alignment="center"):
-            label = describe(settings.describe_config(config), edits)
-            st.markdown(
-                f"**What-if chunking:** {md_text(label)}"
-                f" · {md_text('; '.join(e.describe() for e in edits))}"
+        with st.container(key="edits_bar"):
+            what, back, clear = st.columns([7, 2, 2], vertical_alignment="center")
+            n = f"{len(edits)} edit{'s' if len(edits) > 1 else ''}"
+            what.caption(
+                f"**What-if chunking** (+ {n}): {md_text('; '.join(e.describe() for e in edits))}"
             )
-            st.button(
+            back.button(
                 "Undo", key="undo_edit", icon=":material/undo:", on_click=set_edits,
                 args=(undo(edits),), help=f"Take back the last edit ({edits[-1].describe()}).",
+                type="tertiary",
             )  # fmt: skip
-            st.button(
+            clear.button(
                 "Clear edits", key="clear_edits", on_click=set_edits, args=((),),
-                help="The chunking as the splitter cut it.",
+                help="The chunking as the splitter cut it.", type="tertiary",
             )  # fmt: skip
     document_panel(
         Shown(

@@ -31,7 +31,7 @@ def verdict(at: AppTest) -> str:
 
 
 def markdown(at: AppTest, start: str) -> list[str]:
-    return [m.value for m in at.markdown if m.value.startswith(start)]
+    return [m.value for m in [*at.markdown, *at.caption] if m.value.startswith(start)]
 
 
 def overview(at: AppTest) -> str:
@@ -43,13 +43,14 @@ def test_merge_with_next_completes_the_refund_lesson_and_undo_takes_it_back() ->
     at = run(chunk=RULE_CHUNK)  # the app opens on the refund lesson at its failing setting
     assert verdict(at).startswith("Incomplete: 'does not apply to downloaded materials'")
     assert overview(at).startswith("Chunking: 12 chunks")
-    assert not markdown(at, "**What-if chunking:**")
+    assert not markdown(at, "**What-if chunking**")
     at.button(key="edit_merge").click().run()
     assert not at.exception
     assert verdict(at) == "Complete: every evidence phrase is inside the retrieved text"
     assert overview(at).startswith("Chunking: 11 chunks") and "+ 1 edit)" in overview(at)
-    (bar,) = markdown(at, "**What-if chunking:**")
-    assert "+ 1 edit · merge chunk 3 with the next" in bar
+    (bar,) = markdown(at, "**What-if chunking**")
+    assert bar == "**What-if chunking** (+ 1 edit): merge chunk 3 with the next"
+    assert any("With 1 what-if edit to the chunking" in m.value for m in at.markdown)
     assert at.query_params["edits"] == "m3"
     assert any("oversize" in h.value for h in at.get("html")), "the merged chunk is flagged"
     at.button(key="edit_undo").click().run()
