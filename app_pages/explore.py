@@ -445,9 +445,8 @@ def draw_repair(question: str, phrases: Sequence[str]) -> None:
     if repair is None:
         return
     with st.container(border=True, key="repair"):
-        text, button = st.columns([5, 1], vertical_alignment="center")
-        text.markdown(f"**Suggested repair:** {md_text(repair.sentence())}")
-        button.button(
+        st.markdown(f"**Suggested repair:** {md_text(repair.sentence())}")
+        st.button(
             "Apply",
             key="apply_repair",
             icon=":material/build:",
