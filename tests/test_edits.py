@@ -38,7 +38,7 @@ from explorer.documents.model import Document
 from explorer.errors import EditError
 from explorer.evaluation.lessons import load_lessons
 from explorer.export import manifest, records
-from explorer.repair import suggest_repair
+from explorer.repair import candidates, suggest_repair
 from explorer.retrieval.index import ChunkIndex
 from explorer.workspace import Workspace
 from tests.conftest import SAMPLES, load_cached, make_doc
@@ -451,3 +451,54 @@ def test_eval_and_ab_with_edits(tmp_path: Path) -> None:
 def test_config_key_and_plain_answers_are_untouched_by_edits() -> None:
     cfg = Config()
     assert "edits" not in cfg.index_key()
+
+
+def test_a_dropped_chunk_is_never_ranked_in_a_corpus_nor_carries_its_score() -> None:
+    ws = Workspace(SAMPLES)
+    config = REFUND.failing.config.replace(retriever="bm25", carry=0.5)
+    names = [REFUND.doc, "lab-rules.md"]
+    plain = ws.answer(REFUND.question, config=config, names=names, k=None)
+    top = plain.hits[0]
+    dropped = {top.doc: (Edit("drop", top.index),)}
+    gone = ws.answer(REFUND.question, config=config, names=names, k=None, edits=dropped)
+    places = {(h.doc, h.index) for h in gone.hits}
+    assert (top.doc, top.index) not in places
+    assert len(gone.hits) == len(plain.hits) - 1
+    after = next(h for h in gone.hits if h.doc == top.doc and h.index == top.index + 1)
+    assert after.carried == 0.0, "a dropped chunk lifts nothing after it"
+    with pytest.raises(EditError, match="not among the documents"):
+        ws.answer(REFUND.question, config=config, names=names, edits={"nope.md": dropped[top.doc]})
+
+
+def test_repair_candidates_are_near_the_missed_phrase() -> None:
+    ws = Workspace(SAMPLES)
+    s = REFUND.failing
+    before = ws.ask(REFUND.doc, REFUND.question, REFUND.evidence, config=s.config, k=s.k,
+                    budget=s.budget)  # fmt: skip
+    doc = ws.document(REFUND.doc)
+    chunks = ws.chunks(doc, s.config)
+    tried = candidates(doc, chunks, before)
+    assert Edit("merge", RULE_CHUNK) in tried and Edit("merge", RULE_CHUNK + 1) in tried
+    splits = [e.at for e in tried if e.kind == "split"]
+    assert splits and all(split_target(doc.text, chunks, p) == RULE_CHUNK + 1 for p in splits)
+    assert all(p in split_points(doc, chunks, RULE_CHUNK + 1) for p in splits)
+
+
+def test_query_over_several_documents_takes_edits_by_document(tmp_path: Path) -> None:
+    edits = tmp_path / "e.json"
+    edits.write_text(json.dumps({REFUND.doc: [{"merge": RULE_CHUNK}]}))
+    res = run_cli(
+        "query", "--docs", str(SAMPLES / REFUND.doc), str(SAMPLES / "lab-rules.md"),
+        REFUND.question, *FAILING, "--retriever", "bm25", "--edits", str(edits),
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["edits"] == {REFUND.doc: [{"merge": RULE_CHUNK}]}
+    listed = tmp_path / "l.json"
+    listed.write_text(json.dumps([{"merge": RULE_CHUNK}]))
+    two = run_cli(
+        "query", "--docs", str(SAMPLES / REFUND.doc), str(SAMPLES / "lab-rules.md"),
+        REFUND.question, "--retriever", "bm25", "--edits", str(listed),
+    )  # fmt: skip
+    assert two.returncode == 2 and two.stderr.count("\n") == 1
+    assert "2 documents are searched" in two.stderr

@@ -110,3 +110,10 @@ def test_a_link_with_bad_edits_says_so() -> None:
     notes = [w.value for w in beyond.warning]
     assert any("do not fit this chunking" in n and "no chunk 999" in n for n in notes), notes
     assert "edits" not in beyond.query_params
+
+
+def test_a_hostile_edits_parameter_is_quoted_as_text() -> None:
+    at = run({"doc": "refund-policy.md", "config": "retriever=bm25", "edits": "<img src=x>"})
+    notes = [w.value for w in at.warning if "edits cannot be used" in w.value]
+    assert len(notes) == 1 and "'\\<img src=x\\>'" in notes[0], notes  # escaped: shown as text
+    assert not at.exception
