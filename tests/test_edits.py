@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from explorer.chunking.diagnostics import diagnose
 from explorer.chunking.edits import (
     Edit,
     apply_edits,
@@ -98,7 +99,7 @@ def edited(draw: st.DrawFn) -> tuple[Document, ChunkSettings, list[Chunk], list[
     size = draw(st.integers(2, 30))
     settings = ChunkSettings(
         splitter=draw(st.sampled_from(["fixed", "recursive", "sentence"])),
-        unit=draw(st.sampled_from(["chars", "words"])),
+        unit=draw(st.sampled_from(["chars", "words", "tokens"])),
         size=size,
         overlap=draw(st.integers(0, size - 1)),
     )
@@ -130,7 +131,6 @@ def edited(draw: st.DrawFn) -> tuple[Document, ChunkSettings, list[Chunk], list[
     return doc, settings, base, edits
 
 
-@settings(max_examples=150, deadline=None)
 @given(case=edited())
 def test_any_edits_keep_offsets_exact_and_lose_or_repeat_no_text(
     case: tuple[Document, ChunkSettings, list[Chunk], list[Edit]],
@@ -221,6 +221,18 @@ def test_merging_overlapping_chunks_gives_their_union() -> None:
     inside_overlap = base[1].start + 1
     with pytest.raises(EditError, match="overlap"):
         apply_edits(doc, base, [Edit("split", inside_overlap)], cfg)
+
+
+def test_a_merge_past_the_size_limit_and_the_model_window_is_flagged_not_refused() -> None:
+    doc = load_cached(SAMPLES / "field-manual.pdf")
+    cfg = ChunkSettings(splitter="recursive", unit="tokens", size=150, overlap=0)
+    base = split(doc, cfg)
+    plain = diagnose(doc, base)
+    assert "model_window" not in plain.issues[0] and "oversize" not in plain.issues[0]
+    merged = apply_edits(doc, base, [Edit("merge", 0), Edit("merge", 0)], cfg)
+    assert merged[0].size > cfg.size and "oversize" in merged[0].flags
+    found = diagnose(doc, merged)
+    assert {"oversize", "model_window"} <= set(found.issues[0])
 
 
 def test_edits_on_a_pdf_keep_pages() -> None:

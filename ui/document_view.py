@@ -385,12 +385,13 @@ def edit_controls(shown: Shown, selected: int) -> None:
     doc, chunks, edits = shown.doc, shown.chunks, shown.edits
     c = chunks[selected]
     points = split_points(doc, chunks, selected)
+    where = f"{doc.key}|{shown.chunking_key}|{selected}"  # a fresh picker per chunk and chunking
     with st.container(key="edit_controls"):
         where_col, split_col = st.columns([4, 1], vertical_alignment="bottom")
         at = where_col.selectbox(
             "Split this chunk after",
             points,
-            key=f"split_at_{shown.chunking_key[-12:]}_{selected}",
+            key="split_at_" + hashlib.sha256(where.encode()).hexdigest()[:12],
             format_func=lambda p: _split_label(doc.text, c.start, p),
             disabled=not points,
             placeholder="no sentence or line end inside it" if not points else "",
