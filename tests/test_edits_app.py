@@ -117,3 +117,40 @@ def test_a_hostile_edits_parameter_is_quoted_as_text() -> None:
     notes = [w.value for w in at.warning if "edits cannot be used" in w.value]
     assert len(notes) == 1 and "'\\<img src=x\\>'" in notes[0], notes  # escaped: shown as text
     assert not at.exception
+
+
+def test_drop_merge_and_undo_on_the_pdf() -> None:
+    at = run(
+        {"doc": "field-manual.pdf", "config": "retriever=bm25", "chunk": "1", "view": "chunks"}
+    )
+    before = overview(at)
+    at.button(key="edit_drop").click().run()
+    assert not at.exception
+    assert at.query_params["edits"] == "d1"
+    assert any("Dropped from the index" in c.value for c in at.caption)
+    at.button(key="edit_merge").click().run()  # the dropped chunk and the next: kept, as one
+    assert at.query_params["edits"] == "d1.m1"
+    assert not any("Dropped from the index" in c.value for c in at.caption)
+    assert "+ 2 edits" in overview(at)
+    at.button(key="edit_undo").click().run()
+    at.button(key="edit_undo").click().run()
+    assert overview(at) == before and "edits" not in at.query_params
+
+
+def test_a_dropped_chunk_is_struck_through_on_the_pdf_page() -> None:
+    from explorer.chunking.splitters import ChunkSettings, split
+    from tests.conftest import SAMPLES, load_cached
+    from ui import render, render_pdf
+
+    path = SAMPLES / "field-manual.pdf"
+    doc, pdf = load_cached(path), path.read_bytes()
+    chunks = split(doc, ChunkSettings(splitter="recursive", unit="tokens", size=120, overlap=0))
+    c = chunks[1]
+    grey = render.Highlight(c.start, c.end, c.index, render.DROPPED_COLOR, label="✕1")
+    struck = render.dropped_highlight(c)
+    assert struck.struck and struck.color == grey.color and struck.label == "✕1"
+    plain = render_pdf.render_pdf_page(pdf, 1, doc, [grey], zoom=1.0)
+    drawn = render_pdf.render_pdf_page(pdf, 1, doc, [struck], zoom=1.0)
+    assert drawn.png != plain.png, "the strike-through lines are drawn"
+    html = render.render_text(doc, [struck])
+    assert "line-through" in html and "ce-dropped" in html
