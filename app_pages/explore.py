@@ -667,7 +667,7 @@ if state.get("version") is not None and config.chunking.splitter != "semantic":
     try:
         old_doc = ws.load(old_data, name=old_name)
         old_chunks = ws.chunks(old_doc, config)
-        changes = version_diff(old_doc.key, doc.key, chunking_key, old_doc, old_chunks, doc, chunks)
+        changes = version_diff(old_doc.key, doc.key, edited_key, old_doc, old_chunks, doc, chunks)
     except ExplorerError as exc:
         widgets.message("error", str(exc))
 
