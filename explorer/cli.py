@@ -456,6 +456,8 @@ def _print_report(report: EvalReport, out: TextIO) -> None:
         f"{c['queries']} queries ({c['scored_queries']} scored), {c['evidence_phrases']} evidence "
         f"phrases ({c['not_located']} not located), {c['chunks']} chunks\n"
     )
+    for name, edits in report.edits:
+        out.write(f"what-if edits to {name}: {'; '.join(e.describe() for e in edits)}\n")
     for k, v in report.coverage_at_k.items():
         rec = report.mean_at_k("recall_at_k")[k]
         iou = report.mean_at_k("iou_at_k")[k]

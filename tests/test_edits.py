@@ -450,6 +450,8 @@ def test_eval_and_ab_with_edits(tmp_path: Path) -> None:
     p, f = json.loads(plain.stdout), json.loads(fixed.stdout)
     assert p["edits"] == {} and f["edits"] == {REFUND.doc: [{"merge": RULE_CHUNK}]}
     assert p["coverage_at_k"]["2"] == 0.0 and f["coverage_at_k"]["2"] == 1.0
+    text = run_cli("eval", *common, *cfg, "--edits", str(edits))
+    assert f"what-if edits to {REFUND.doc}: merge chunk 3 with the next" in text.stdout
     ab = run_cli("ab", *common, "--a", spec, "--edits", str(edits), "--json")
     assert ab.returncode == 0, ab.stderr
     res = json.loads(ab.stdout)
