@@ -125,6 +125,8 @@ class Chunking:
     library: LibraryChunking | None = None
 
 
+EDITED = 64
+"""Edited chunkings (and their retrievers) kept: the least recently used go first."""
 KEEP = 100_000
 """Documents a workspace keeps by default (in effect all: a corpus needs every one of its own)."""
 
@@ -141,6 +143,9 @@ class _Shared:
         self.rendered: Memo[str, Rendered | None] = Memo(keep)
         self.retrievers: Memo[tuple[str, str, str], Retriever] = Memo(4 * keep)
         self.corpora: Memo[tuple[tuple[tuple[str, str, str], ...], str], Corpus] = Memo(16)
+        self.edited: Memo[tuple[str, str], Chunking] = Memo(EDITED)
+        """Chunkings after what-if edits: a few at a time (a suggested repair tries a dozen)."""
+        self.edited_retrievers: Memo[tuple[str, str, str], Retriever] = Memo(EDITED)
         self.folders: Memo[tuple[str, bool, str], Loaded] = Memo(8)
         self.loads = 0
         """Documents parsed (a document asked for again is served from the cache)."""
@@ -361,7 +366,7 @@ class Workspace:
                 chunks = apply_edits(d, base.chunks, edits, settings, units=units)
                 return Chunking(chunks, base.library)
 
-            return self._shared.chunkings.get((d.key, f"{key}|edits={encode_edits(edits)}"), edited)
+            return self._shared.edited.get((d.key, f"{key}|edits={encode_edits(edits)}"), edited)
 
         def make() -> Chunking:
             from explorer.chunking.adapters import ADAPTERS, adapter_settings, split_library
@@ -429,8 +434,11 @@ class Workspace:
                 rendered=lambda: self.rendered(d),
             )
 
-        key = config.index_key() + (f"|edits={encode_edits(edits)}" if edits else "")
-        made = self._shared.retrievers.get((d.key, d.name, key), make)
+        if edits:
+            key = f"{config.index_key()}|edits={encode_edits(edits)}"
+            made = self._shared.edited_retrievers.get((d.key, d.name, key), make)
+        else:
+            made = self._shared.retrievers.get((d.key, d.name, config.index_key()), make)
         return made.using(config)
 
     def corpus(

@@ -516,3 +516,20 @@ def test_query_over_several_documents_takes_edits_by_document(tmp_path: Path) ->
     )  # fmt: skip
     assert two.returncode == 2 and two.stderr.count("\n") == 1
     assert "2 documents are searched" in two.stderr
+
+
+def test_edited_chunkings_are_kept_a_few_at_a_time() -> None:
+    from explorer.workspace import EDITED
+
+    ws = Workspace(SAMPLES)
+    cfg = REFUND.failing.config.replace(retriever="bm25")
+    plain = ws.chunks(REFUND.doc, cfg)
+    first = ws.chunks(REFUND.doc, cfg, edits=[Edit("drop", 0)])
+    assert ws.chunks(REFUND.doc, cfg, edits=[Edit("drop", 0)]) is first, "made once"
+    retriever = ws.retriever(REFUND.doc, cfg, edits=[Edit("drop", 0)])
+    for n in range(EDITED):  # as many others: the first is let go, the plain chunking stays
+        ws.retriever(REFUND.doc, cfg, edits=[Edit("drop", 0), Edit("split", plain[1].start + 1 + n)])
+    assert ws.chunks(REFUND.doc, cfg, edits=[Edit("drop", 0)]) is not first
+    assert ws.chunks(REFUND.doc, cfg, edits=[Edit("drop", 0)]) == first
+    assert ws.retriever(REFUND.doc, cfg, edits=[Edit("drop", 0)]) is not retriever
+    assert ws.chunks(REFUND.doc, cfg) is plain
