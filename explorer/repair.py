@@ -69,7 +69,7 @@ class Repair:
 def candidates(doc: Document, chunks: Sequence[Chunk], answer: Answer) -> list[Edit]:
     """The edits worth trying for ``answer``'s missing evidence, most promising first: merges of
     the chunks holding (or cutting) a missing phrase with their neighbours, then splits of a
-    chunk holding one at the sentence ends nearest it."""
+    chunk holding one at the sentence ends nearest it (see :func:`crowding` for drops)."""
     n = len(chunks)
     hits = [h.index for h in answer.hits]
     merges: list[int] = []
@@ -109,6 +109,13 @@ def candidates(doc: Document, chunks: Sequence[Chunk], answer: Answer) -> list[E
     return out[:MAX_TRIES]
 
 
+def crowding(answer: Answer) -> list[Edit]:
+    """Drops worth trying when no merge or split mends ``answer``: each hit that holds no
+    evidence phrase takes a place (of the top k, or of the budget) that a missing one needs."""
+    holding = {i for e in answer.evidence for i in e.chunk_indices}
+    return [Edit("drop", h.index) for h in answer.hits if h.index not in holding][:MAX_TRIES]
+
+
 def suggest_repair(
     workspace: Workspace,
     doc: str | Document,
@@ -122,7 +129,9 @@ def suggest_repair(
 ) -> Repair | None:
     """The one edit (after ``edits``) that makes the answer to ``question`` complete at the
     smallest cost in context tokens, or ``None`` when the answer is complete already, has no
-    evidence, or no single edit near the evidence mends it."""
+    evidence, or no single edit near the evidence mends it. Merges and splits are tried first;
+    dropping a hit that crowds the evidence out is suggested only when none of them works (it
+    takes text out of the index for every question)."""
     now = workspace.ask(
         doc, question, evidence, config=config, k=k, budget=budget, edits=tuple(edits)
     )
@@ -130,17 +139,21 @@ def suggest_repair(
         return None
     d = workspace.document(doc)
     chunks = workspace.chunks(d, config, edits=edits)
-    best: Repair | None = None
-    for edit in candidates(d, chunks, now):
-        try:
-            after = workspace.ask(
-                doc, question, evidence, config=config, k=k, budget=budget, edits=(*edits, edit)
-            )
-        except EditError:
-            continue
-        if not after.complete:
-            continue
-        repair = Repair(edit, now.tokens, after.tokens, after)
-        if best is None or repair.cost < best.cost:
-            best = repair
-    return best
+    for tried in (candidates(d, chunks, now), crowding(now)):
+        best: Repair | None = None
+        for edit in tried:
+            try:
+                after = workspace.ask(
+                    doc, question, evidence, config=config, k=k, budget=budget,
+                    edits=(*edits, edit),
+                )  # fmt: skip
+            except EditError:
+                continue
+            if not after.complete:
+                continue
+            repair = Repair(edit, now.tokens, after.tokens, after)
+            if best is None or repair.cost < best.cost:
+                best = repair
+        if best is not None:
+            return best
+    return None

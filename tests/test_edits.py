@@ -37,7 +37,7 @@ from explorer.chunking.splitters import Chunk, ChunkSettings, split
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import EditError
-from explorer.evaluation.lessons import load_lessons
+from explorer.evaluation.lessons import Lesson, load_lessons
 from explorer.export import manifest, records
 from explorer.repair import candidates, suggest_repair
 from explorer.retrieval.index import ChunkIndex
@@ -528,8 +528,28 @@ def test_edited_chunkings_are_kept_a_few_at_a_time() -> None:
     assert ws.chunks(REFUND.doc, cfg, edits=[Edit("drop", 0)]) is first, "made once"
     retriever = ws.retriever(REFUND.doc, cfg, edits=[Edit("drop", 0)])
     for n in range(EDITED):  # as many others: the first is let go, the plain chunking stays
-        ws.retriever(REFUND.doc, cfg, edits=[Edit("drop", 0), Edit("split", plain[1].start + 1 + n)])
+        split_at = Edit("split", plain[1].start + 1 + n)
+        ws.retriever(REFUND.doc, cfg, edits=[Edit("drop", 0), split_at])
     assert ws.chunks(REFUND.doc, cfg, edits=[Edit("drop", 0)]) is not first
     assert ws.chunks(REFUND.doc, cfg, edits=[Edit("drop", 0)]) == first
     assert ws.retriever(REFUND.doc, cfg, edits=[Edit("drop", 0)]) is not retriever
     assert ws.chunks(REFUND.doc, cfg) is plain
+
+
+@pytest.mark.parametrize("lesson", load_lessons(), ids=lambda a: a.name)
+def test_a_suggested_repair_really_completes_each_lesson(lesson: Lesson) -> None:
+    ws = Workspace(SAMPLES)
+    s = lesson.failing
+    how = {"config": s.config, "k": s.k, "budget": s.budget}
+    repair = suggest_repair(ws, lesson.doc, lesson.question, lesson.evidence, **how)
+    if repair is None:
+        return  # no single edit near the evidence mends it (the lesson's own repairs do)
+    again = ws.ask(lesson.doc, lesson.question, lesson.evidence, edits=(repair.edit,), **how)
+    assert again.complete and again.tokens == repair.tokens_after
+    before = ws.ask(lesson.doc, lesson.question, lesson.evidence, **how)
+    assert not before.complete and before.tokens == repair.tokens_before
+    if repair.edit.kind == "drop":  # only when no merge or split works
+        chunks = ws.chunks(lesson.doc, s.config)
+        for other in candidates(ws.document(lesson.doc), chunks, before):
+            tried = ws.ask(lesson.doc, lesson.question, lesson.evidence, edits=(other,), **how)
+            assert not tried.complete, other
