@@ -387,7 +387,7 @@ def edit_controls(shown: Shown, selected: int) -> None:
     points = split_points(doc, chunks, selected)
     where = f"{doc.key}|{shown.chunking_key}|{selected}"  # a fresh picker per chunk and chunking
     with st.container(key="edit_controls"):
-        where_col, split_col = st.columns([4, 1], vertical_alignment="bottom")
+        where_col, split_col = st.columns([3, 1], vertical_alignment="bottom")
         at = where_col.selectbox(
             "Split this chunk after",
             points,
@@ -427,8 +427,10 @@ def edit_controls(shown: Shown, selected: int) -> None:
 
 
 def _split_label(text: str, start: int, at: int) -> str:
-    before = " ".join(text[max(start, at - 40) : at].split())
-    return f"…{before}  (offset {at:,})"
+    """``"1,000 · …Refunds are available within seven days."``: the offset, then what ends
+    there."""
+    before = " ".join(text[max(start, at - 36) : at].split())
+    return f"{at:,} · …{before}"
 
 
 def _edit(shown: Shown, edits: Sequence[Edit]) -> None:

@@ -427,18 +427,21 @@ def retrievable(chunks: Sequence[Chunk]) -> list[Chunk]:
 
 
 def split_points(doc: Document, chunks: Sequence[Chunk], index: int) -> list[int]:
-    """Where chunk ``index`` can be split: each sentence end and line end inside it (outside
-    any overlap with its neighbours), as document offsets, in order."""
+    """Where chunk ``index`` can be split: each end of a sentence, of a block (a heading, a list
+    item, a table row's table) and of a paragraph inside it — outside any overlap with its
+    neighbours — as document offsets, in order. A line break inside a hard-wrapped paragraph is
+    not one (it ends no sentence)."""
     c = chunks[index]
     found = {c.start + e for _s, e in sentences.sentence_spans(c.text)}
-    for m in re.finditer(r"[^\S\n]*\n", c.text):
+    found |= {trim_span(doc.text, c.start, b.end)[1] for b in doc.blocks if c.start < b.end < c.end}
+    for m in re.finditer(r"\n[^\S\n]*\n", c.text):  # a blank line: a paragraph ends before it
         found.add(c.start + trim_span(c.text, 0, m.start())[1])
     return sorted(p for p in found if split_target(doc.text, chunks, p) == index)
 
 
 def snap(doc: Document, chunks: Sequence[Chunk], index: int, position: int) -> int | None:
-    """The split point of chunk ``index`` nearest ``position`` (a sentence or line end; see
-    :func:`split_points`), or ``None`` when the chunk has none."""
+    """The split point of chunk ``index`` nearest ``position`` (a sentence, block or paragraph
+    end; see :func:`split_points`), or ``None`` when the chunk has none."""
     points = split_points(doc, chunks, index)
     if not points:
         return None
