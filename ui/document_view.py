@@ -379,7 +379,7 @@ def chunk_details(shown: Shown, selected: int) -> None:
 
 
 def edit_controls(shown: Shown, selected: int) -> None:
-    """What-if edits of the selected chunk: split it at a sentence or line end, merge it with
+    """What-if edits of the selected chunk: split it at a sentence or paragraph end, merge it with
     the next, drop it from the index; undo the last edit. Each reruns the whole page, so the
     verdict and the diagnostics follow at once."""
     doc, chunks, edits = shown.doc, shown.chunks, shown.edits
@@ -394,8 +394,9 @@ def edit_controls(shown: Shown, selected: int) -> None:
             key="split_at_" + hashlib.sha256(where.encode()).hexdigest()[:12],
             format_func=lambda p: _split_label(doc.text, c.start, p),
             disabled=not points,
-            placeholder="no sentence or line end inside it" if not points else "",
-            help="Sentence and line ends inside the chunk (outside its overlap with neighbours).",
+            placeholder="no sentence or paragraph end inside it" if not points else "",
+            help="Sentence, block and paragraph ends inside the chunk (outside its overlap with "
+            "its neighbours).",
         )
         if split_col.button("Split here", key="edit_split", disabled=at is None):
             _edit(shown, (*edits, Edit("split", int(at))))
