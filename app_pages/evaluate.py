@@ -187,7 +187,7 @@ def on_sweep_table(cells: list[int]) -> None:
 def open_in_explorer(config: Config, source: str | None = None) -> None:
     """Show ``config`` on the Explore page (with the document, when it is one of its samples):
     the page's view with this configuration, no chunk selected, no lesson."""
-    view = View.of(state).replace(config=config, chunk=None, page=1, lesson=None)
+    view = View.of(state).replace(config=config, chunk=None, page=1, lesson=None, edits="")
     if source is not None:
         view = view.replace(source=source, question="", evidence="")
     view.apply(state)

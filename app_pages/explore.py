@@ -22,14 +22,16 @@ import streamlit as st
 from explorer.answer import Answer, CorpusAnswer
 from explorer.chunking.diagnostics import ISSUES, Diagnosis, diagnose
 from explorer.chunking.diff import ChunkDiff, diff_chunks
+from explorer.chunking.edits import Edit, decode_edits, describe, encode_edits, undo
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk
 from explorer.documents.model import Document
-from explorer.errors import ExplorerError
+from explorer.errors import EditError, ExplorerError
 from explorer.evaluation.lessons import Lesson, Setting
 from explorer.evaluation.queries import add_query
 from explorer.export import manifest, records, to_jsonl
 from explorer.progress import Progress, quiet
+from explorer.repair import suggest_repair
 from explorer.workspace import Chunking, Pending, Workspace
 from ui import charts, chunk_view, evaluate_view, frame, settings, widgets
 from ui.answers import (
@@ -64,7 +66,7 @@ from ui.sources import (
     remember,
     sample_paths,
 )
-from ui.view_state import View, link_url, query_keys
+from ui.view_state import View, edit_state, edits_of, link_url, query_keys
 
 state = st.session_state
 ws = frame.workspace()
@@ -200,11 +202,18 @@ def on_lesson() -> None:
 
 
 def reset_to_recommended() -> None:
-    """The recommended configuration, k and budget for the document shown; no lesson."""
+    """The recommended configuration, k and budget for the document shown; no lesson, no
+    edits."""
     start = View(state.source)
     View.of(state).replace(
-        config=start.config, k=start.k, budget=start.budget, lesson=None, chunk=None
+        config=start.config, k=start.k, budget=start.budget, lesson=None, chunk=None, edits=""
     ).apply(state)
+
+
+def set_edits(edits: Sequence[Edit]) -> None:
+    """The what-if edits of the document and chunking shown (the chunking is made again from
+    the splitter's chunks plus these, so taking the last one away restores it exactly)."""
+    state.edits = edit_state(state.source, config_of(state), encode_edits(edits))
 
 
 def set_present(on: bool) -> None:
@@ -362,6 +371,10 @@ with st.container(key="ce_title"):
     )
 
 try:
+    edits: tuple[Edit, ...] = decode_edits(edits_of(state, state.source, config))
+except ExplorerError:  # the link's edits are checked as it is read: only a bug lands here
+    edits = ()
+try:
     chunking_key = config.chunking.key() + (
         f"|model={config.model}" if config.chunking.splitter == "semantic" else ""
     )
@@ -378,8 +391,17 @@ try:
     else:
         with st.spinner("Chunking…"):
             made = ws.chunking(doc, config)
+    if edits:
+        try:
+            made = ws.chunking(doc, config, edits=edits)
+        except EditError as exc:
+            widgets.message(
+                "warning", f"The what-if edits do not fit this chunking ({exc}); they are cleared."
+            )
+            state.edits, edits = None, ()
     chunks = made.chunks
-    diagnosis = diagnosis_of(doc.key, chunking_key, config.heading_prefix, doc, chunks)
+    edited_key = chunking_key + (f"|edits={encode_edits(edits)}" if edits else "")
+    diagnosis = diagnosis_of(doc.key, edited_key, config.heading_prefix, doc, chunks)
 except ExplorerError as exc:
     widgets.message("error", str(exc))
     st.stop()
@@ -410,6 +432,36 @@ def draw_early(early: CorpusAnswer, pending: Pending) -> None:
                              key="early_hits")  # fmt: skip
 
 
+def draw_repair(question: str, phrases: Sequence[str]) -> None:
+    """Beside a missed verdict: the one what-if edit that would make it complete, its cost in
+    tokens, and a button that applies it."""
+    key = (doc.key, config.index_key(), config, encode_edits(edits), question, tuple(phrases),
+           state.k, state.budget)  # fmt: skip
+    found = state.get("repair_found")
+    if found is None or found[0] != key:
+        try:
+            repair = suggest_repair(
+                ws, doc, question, phrases, config=config, edits=edits, k=state.k,
+                budget=state.budget,
+            )  # fmt: skip
+        except ExplorerError:
+            repair = None
+        state.repair_found = found = (key, repair)
+    repair = found[1]
+    if repair is None:
+        return
+    with st.container(border=True, key="repair"):
+        st.markdown(f"**Suggested repair:** {md_text(repair.sentence())}")
+        st.button(
+            "Apply",
+            key="apply_repair",
+            icon=":material/build:",
+            on_click=set_edits,
+            args=((*edits, repair.edit),),
+            help="Make this edit to the chunking (Undo takes it back).",
+        )
+
+
 ask_col, doc_col = st.columns([2, 3], gap="medium")
 answer: Answer | None = None
 with ask_col:
@@ -435,8 +487,9 @@ with ask_col:
     placeholder = st.empty()
     if question and chunks:
         whole = widgets.answer_bm25_first(
-            ws, [doc], config, question, phrases, k=state.k, budget=state.budget, early=draw_early
-        )
+            ws, [doc], config, question, phrases, k=state.k, budget=state.budget,
+            early=draw_early, edits={doc.name: edits},
+        )  # fmt: skip
         if whole is not None:
             placeholder.empty()  # the full answer replaces the BM25 one
             answer = whole.answers[doc.name]
@@ -452,6 +505,8 @@ with ask_col:
             if first_page is not None:
                 state.page = first_page
         widgets.verdict_box(answer.verdict)
+        if answer.verdict is not None and not answer.complete and not state.present:
+            draw_repair(question, phrases)
         for note in match_notes(answer.evidence):
             st.caption(md_text(note))
         if answer.hits:
@@ -471,7 +526,13 @@ def draw_lesson(lesson: Lesson, step: int | None) -> None:
     assert lesson_panel is not None
     with lesson_panel:
         head, more = st.columns([6, 2], vertical_alignment="center")
-        head.markdown(f"**Lesson: {md_text(lesson.title)}** · {lesson_status(lesson, step)}")
+        status = lesson_status(lesson, step)
+        if edits:
+            status += (
+                f" With {len(edits)} what-if edit{'s' if len(edits) > 1 else ''} to the chunking "
+                "(above the document)."
+            )
+        head.markdown(f"**Lesson: {md_text(lesson.title)}** · {status}")
         with more.container(horizontal=True, key="lesson_more"):
             st.button(
                 "Leave presentation" if state.present else "Present",
@@ -612,7 +673,7 @@ if state.get("version") is not None and config.chunking.splitter != "semantic":
     try:
         old_doc = ws.load(old_data, name=old_name)
         old_chunks = ws.chunks(old_doc, config)
-        changes = version_diff(old_doc.key, doc.key, chunking_key, old_doc, old_chunks, doc, chunks)
+        changes = version_diff(old_doc.key, doc.key, edited_key, old_doc, old_chunks, doc, chunks)
     except ExplorerError as exc:
         widgets.message("error", str(exc))
 
@@ -620,12 +681,28 @@ view = View.of(state, config=config, uploaded=uploaded).replace(
     lesson=lesson.name if lesson is not None and step is not None else None, repair=step or None
 )
 with doc_col:
+    if edits and not state.present:
+        with st.container(key="edits_bar"):
+            what, back, clear = st.columns([7, 2, 2], vertical_alignment="center")
+            n = f"{len(edits)} edit{'s' if len(edits) > 1 else ''}"
+            what.caption(
+                f"**What-if chunking** (+ {n}): {md_text('; '.join(e.describe() for e in edits))}"
+            )
+            back.button(
+                "Undo", key="undo_edit", icon=":material/undo:", on_click=set_edits,
+                args=(undo(edits),), help=f"Take back the last edit ({edits[-1].describe()}).",
+                type="tertiary",
+            )  # fmt: skip
+            clear.button(
+                "Clear edits", key="clear_edits", on_click=set_edits, args=((),),
+                help="The chunking as the splitter cut it.", type="tertiary",
+            )  # fmt: skip
     document_panel(
         Shown(
             doc=doc,
             data=data,
             chunks=chunks,
-            chunking_key=chunking_key,
+            chunking_key=edited_key,
             diagnosis=diagnosis,
             config=config,
             answer=answer,
@@ -633,6 +710,7 @@ with doc_col:
             passages=lambda: ws.passages(doc),
             changes=changes,
             url=st.context.url,
+            edits=edits,
         )
     )
 
@@ -649,7 +727,7 @@ def draw_overview(made: Chunking, diagnosis: Diagnosis) -> None:
     unit = config.chunking.unit
     head = (
         f"Chunking: {len(chunks):,} chunks, {len(flagged):,} flagged "
-        f"({md_text(settings.describe_config(config))})"
+        f"({md_text(describe(settings.describe_config(config), edits))})"
     )
     with st.expander(head, expanded=bool(made.library) or state.only_flagged):
         for warning in doc.warnings:
@@ -798,7 +876,7 @@ stem = doc.name.rsplit(".", 1)[0]
 left, right, _ = st.columns([1, 1, 3])
 left.download_button(
     "Download chunks (JSONL)",
-    lambda: to_jsonl(records(doc, config, chunks)),
+    lambda: to_jsonl(records(doc, config, chunks, edits=edits)),
     file_name=f"{stem}.chunks.jsonl",
     mime="application/jsonl",
     on_click="ignore",
@@ -806,7 +884,9 @@ left.download_button(
 right.download_button(
     "Download manifest (JSON)",
     lambda: json.dumps(
-        manifest(doc, config, chunks, k=state.k, budget=state.budget), indent=2, ensure_ascii=False
+        manifest(doc, config, chunks, k=state.k, budget=state.budget, edits=edits),
+        indent=2,
+        ensure_ascii=False,
     ),
     file_name=f"{stem}.manifest.json",
     mime="application/json",

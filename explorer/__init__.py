@@ -17,12 +17,14 @@ and sentence-transformers are imported inside the functions that need them.
 """
 
 from explorer.answer import Answer, CorpusAnswer
+from explorer.chunking.edits import Edit, apply_edits
 from explorer.chunking.splitters import Chunk, ChunkSettings, split
 from explorer.config import Config
 from explorer.corpus import Corpus
 from explorer.documents import Document, load_document, load_folder, load_path
 from explorer.errors import (
     DocumentError,
+    EditError,
     EmbeddingError,
     ExplorerError,
     MeasureError,
@@ -42,6 +44,8 @@ __all__ = [
     "CorpusAnswer",
     "Document",
     "DocumentError",
+    "Edit",
+    "EditError",
     "EmbeddingError",
     "ExplorerError",
     "MeasureError",
@@ -50,6 +54,7 @@ __all__ = [
     "SettingsError",
     "Verdict",
     "Workspace",
+    "apply_edits",
     "ask",
     "load_document",
     "load_folder",

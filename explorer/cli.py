@@ -24,6 +24,7 @@ from typing import Any, NoReturn, TextIO
 
 from explorer.answer import DEFAULT_K
 from explorer.chunking.adapters import LIBRARY_SPLITTERS
+from explorer.chunking.edits import Edits, describe, edits_for, edits_json, load_edits
 from explorer.chunking.measures import UNITS
 from explorer.chunking.splitters import SPLITTERS
 from explorer.config import Config
@@ -165,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     text.add_argument("path")
     chunk = sub.add_parser("chunk", help="print chunks as JSON Lines")
     chunk.add_argument("path")
+    _edits_option(chunk)
     _config_options(chunk)
     audit = sub.add_parser(
         "audit",
@@ -208,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the context's token budget: hits are taken while they fit (default: none)",
     )
+    _edits_option(query)
     _config_options(query)
 
     ev = sub.add_parser("eval", help="coverage of a query set's evidence (for documentation CI)")
@@ -218,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="exit with status 1 when coverage@max(k) is below this (0-1)",
     )
+    _edits_option(ev, by_document=True)
     sw = sub.add_parser("sweep", help="evaluate a grid of sizes and overlaps for one splitter")
     _eval_options(sw)
     sw.add_argument("--sizes", type=_ints(1), required=True, help='e.g. "128,256,512"')
@@ -248,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
         help='token budgets (default "512,1024")',
     )
     ab.add_argument("--json", action="store_true", help="print one JSON object")
+    _edits_option(ab, by_document=True, ab=True)
 
     df = sub.add_parser(
         "diff",
@@ -284,6 +289,27 @@ def build_parser() -> argparse.ArgumentParser:
     lessons.add_argument("--docs", default=None, help="their documents (default: the samples)")
     lessons.add_argument("--json", action="store_true", help="check: print one JSON object")
     return parser
+
+
+def _edits_option(
+    p: argparse.ArgumentParser, *, by_document: bool = False, ab: bool = False
+) -> None:
+    what = (
+        'by document, {"doc.md": [{"merge": 3}]}, or a list when one document is searched'
+        if by_document
+        else 'a list such as [{"merge": 3}, {"split": 1250}, {"drop": 7}]'
+    )
+    p.add_argument(
+        "--edits",
+        metavar="FILE",
+        default=None,
+        help=(
+            "compare A against A + these what-if edits (instead of --b): a JSON file of edits "
+            + what
+            if ab
+            else "what-if edits applied to the chunking, in order: a JSON file of edits " + what
+        ),
+    )
 
 
 def _eval_options(p: argparse.ArgumentParser) -> None:
@@ -350,13 +376,27 @@ def run_query(args: argparse.Namespace, config: Config) -> dict[str, Any]:
     path, question = _query_what(args)
     if path is None:
         return run_corpus_query(args, config, question)
+    edits = load_edits(args.edits) if args.edits else ()
     ws = Workspace()
     doc = _load(path, ws)
-    answer = ws.ask(doc, question, args.evidence, config=config, k=args.k, budget=args.budget)
-    chunks = ws.chunks(doc, config)
+    answer = ws.ask(
+        doc, question, args.evidence, config=config, k=args.k, budget=args.budget, edits=edits
+    )
+    chunks = ws.chunks(doc, config, edits=edits)
     out = answer.to_json(chunks)
     out["document"] = manifest(doc, config, chunks)["document"]
     out["chunks"] = len(chunks)
+    out["edits"] = edits_json(edits)
+    if edits:
+        out["chunking"] = describe(config.to_spec() or "recommended", edits)
+    if answer.verdict is not None and not answer.complete:
+        from explorer.repair import suggest_repair
+
+        repair = suggest_repair(
+            ws, doc, question, args.evidence, config=config, edits=edits, k=args.k,
+            budget=args.budget,
+        )  # fmt: skip
+        out["repair"] = None if repair is None else repair.to_json()
     return out
 
 
@@ -372,9 +412,16 @@ def run_corpus_query(args: argparse.Namespace, config: Config, question: str) ->
         raise DocumentError("none of the files given could be used as a document (see above)")
     for doc in loaded.documents:
         ws.add(doc)
-    corpus = ws.corpus(config, loaded.names)
+    edits = edits_for(args.edits, loaded.names) if args.edits else {}
+    corpus = ws.corpus(config, loaded.names, edits=edits)
     answer = ws.answer(
-        question, args.evidence, config=config, names=loaded.names, k=args.k, budget=args.budget
+        question,
+        args.evidence,
+        config=config,
+        names=loaded.names,
+        edits=edits,
+        k=args.k,
+        budget=args.budget,
     )
     out = answer.to_json(corpus.chunks)
     out["documents"] = [
@@ -383,6 +430,7 @@ def run_corpus_query(args: argparse.Namespace, config: Config, question: str) ->
     ]
     out["skipped"] = [{"path": display_name(s.path), "reason": s.reason} for s in loaded.skipped]
     out["chunks"] = corpus.size
+    out["edits"] = {name: edits_json(e) for name, e in edits.items()}
     return out
 
 
@@ -408,6 +456,8 @@ def _print_report(report: EvalReport, out: TextIO) -> None:
         f"{c['queries']} queries ({c['scored_queries']} scored), {c['evidence_phrases']} evidence "
         f"phrases ({c['not_located']} not located), {c['chunks']} chunks\n"
     )
+    for name, edits in report.edits:
+        out.write(f"what-if edits to {name}: {'; '.join(e.describe() for e in edits)}\n")
     for k, v in report.coverage_at_k.items():
         rec = report.mean_at_k("recall_at_k")[k]
         iou = report.mean_at_k("iou_at_k")[k]
@@ -502,8 +552,17 @@ def run_cache(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _query_edits(args: argparse.Namespace, queries: Sequence[Any]) -> dict[str, Edits]:
+    """``--edits`` of ``eval`` and ``ab``, by document (a list edits the one document asked
+    about)."""
+    if not args.edits:
+        return {}
+    return edits_for(args.edits, sorted({q.doc for q in queries}))
+
+
 def run_eval(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     queries = load_queries(args.queries)
+    edits = _query_edits(args, queries)
     workspace = Workspace(Path(args.docs))
     if args.scope == "corpus":
         workspace.names()  # read the folder now, to list what is skipped before the work
@@ -517,6 +576,7 @@ def run_eval(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             budgets=args.budget,
             progress=_progress,
             scope=args.scope,
+            edits=edits,
         )
     k = max(report.ks)
     reach = retrieval_map(report, workspace, k=k)
@@ -564,15 +624,21 @@ def run_sweep(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def run_ab(args: argparse.Namespace, out: TextIO) -> int:
     from explorer.evaluation.compare import paired
 
-    a, b = Config.from_spec(args.a), Config.from_spec(args.b)
+    if args.edits and args.b:
+        raise SettingsError("give --b or --edits, not both: --edits compares A with A + edits")
+    a, b = Config.from_spec(args.a), Config.from_spec(args.b if not args.edits else args.a)
     queries = load_queries(args.queries)
+    edits = _query_edits(args, queries)
     workspace = Workspace(Path(args.docs))
     ra = evaluate(queries, workspace, a, ks=args.k, budgets=args.budget, progress=_progress)
-    rb = evaluate(queries, workspace, b, ks=args.k, budgets=args.budget, progress=_progress)
+    rb = evaluate(
+        queries, workspace, b, ks=args.k, budgets=args.budget, progress=_progress, edits=edits
+    )
     comparisons = paired(ra, rb)
     result = {
         "a": a.to_json(),
         "b": b.to_json(),
+        "b_edits": {name: edits_json(e) for name, e in edits.items()},
         "questions": len(queries),
         "scored": next(iter(comparisons.values())).n if comparisons else 0,
         "comparisons": {name: c.to_json() for name, c in comparisons.items()},
@@ -580,7 +646,12 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
         return 0
-    out.write(f"A: {args.a or 'recommended'}\nB: {args.b or 'recommended'}\n")
+    label_b = (
+        describe(args.a or "recommended", [e for es in edits.values() for e in es])
+        if args.edits
+        else args.b or "recommended"
+    )
+    out.write(f"A: {args.a or 'recommended'}\nB: {label_b}\n")
     for name, c in comparisons.items():
         lo, hi = c.ci95
         out.write(
@@ -744,11 +815,12 @@ def _run_configured(args: argparse.Namespace, config: Config, out: TextIO) -> in
     ws = Workspace()
     doc = _load(args.path, ws)
     settings = config.chunking
-    if settings.splitter in LIBRARY_SPLITTERS:
+    edits = load_edits(args.edits) if args.edits else ()
+    if settings.splitter in LIBRARY_SPLITTERS and not edits:
         for record in library_records(doc, config, ws):
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         return 0
-    for record in records(doc, config, ws.chunks(doc, config)):
+    for record in records(doc, config, ws.chunks(doc, config, edits=edits), edits=edits):
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
 

@@ -29,7 +29,7 @@ from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import SettingsError
 from explorer.retrieval.context import ContextPiece, Span
-from explorer.retrieval.index import Bm25, Hit, carried, check_carry, combine
+from explorer.retrieval.index import Bm25, Hit, carried, check_carry, combine, without
 from explorer.retrieval.retriever import Retriever
 
 DocSpan = tuple[str, int, int]
@@ -98,6 +98,12 @@ class Corpus:
         self._size = total
         self._where = [(n, i) for n in self.names for i in range(len(self._retrievers[n].chunks))]
         """The document and chunk index of each place of the corpus's score list."""
+        self._dropped = frozenset(
+            self._offsets[n] + i
+            for n, name in enumerate(self.names)
+            for i in self._retrievers[name].index.dropped
+        )
+        """Places of chunks a what-if edit dropped: never ranked."""
         self._bm25: Bm25 | None = None
 
     def __len__(self) -> int:
@@ -173,13 +179,17 @@ class Corpus:
             scores = self._dense(question)
         else:
             scores = combine(self._dense(question), self._lexical(question))
+        scores = without(scores, self._dropped)
         total: list[float] = []
         for n, name in enumerate(self.names):
             lo = self._offsets[n]
             hi = lo + len(self._retrievers[name].chunks)
             total += carried(scores[lo:hi], config.carry)
         where = self._where
-        order = sorted(range(self._size), key=lambda j: (-total[j], j))
+        dropped = self._dropped
+        order = sorted(
+            (j for j in range(self._size) if j not in dropped), key=lambda j: (-total[j], j)
+        )
         return [
             CorpusHit(
                 where[j][0],

@@ -45,3 +45,7 @@ class LibraryError(ExplorerError):
 
 class LessonError(ExplorerError):
     """A lesson file that cannot be used as it is (names the file, the field and the problem)."""
+
+
+class EditError(ExplorerError, ValueError):
+    """A what-if edit that cannot be applied (a bad edit file, an offset or index out of range)."""

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from explorer.chunking.edits import Edit, edits_json, encode_edits
 from explorer.chunking.splitters import Chunk, embedded_text
 from explorer.config import Config
 from explorer.documents.model import Document
@@ -37,10 +38,18 @@ def app_version() -> str:
         return "0+unknown"
 
 
-def records(doc: Document, config: Config, chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
-    """Every chunk as a flat JSON-ready dict (see the module)."""
+def records(
+    doc: Document, config: Config, chunks: Sequence[Chunk], *, edits: Sequence[Edit] = ()
+) -> list[dict[str, Any]]:
+    """Every chunk as a flat JSON-ready dict (see the module); with what-if ``edits``, each
+    names them (``"edits"``, in the compact form of :func:`explorer.chunking.edits.encode_edits`)
+    and a dropped chunk is flagged ``dropped``."""
     headers = TableHeaders.of(doc) if config.table_headers else None
-    return [chunk_record(doc, config, c, headers=headers) for c in chunks]
+    out = [chunk_record(doc, config, c, headers=headers) for c in chunks]
+    if edits:
+        for r in out:
+            r["edits"] = encode_edits(edits)
+    return out
 
 
 def chunk_record(
@@ -94,9 +103,10 @@ def manifest(
     *,
     k: int | None = None,
     budget: int | None = None,
+    edits: Sequence[Edit] = (),
 ) -> dict[str, Any]:
     """Everything needed to reproduce or compare an export (``k`` and ``budget``: the answer's,
-    when the export comes with one)."""
+    when the export comes with one; ``edits``: the what-if edits the chunks were made with)."""
     settings = config.chunking
     out: dict[str, Any] = {
         "app": "chunk-explorer",
@@ -135,6 +145,7 @@ def manifest(
             "budget": budget,
         },
         "config": config.to_json(),
+        "edits": edits_json(edits),
         "offsets": "half-open [start, end) code-point indices into the document text",
         "ids": "a hash of the settings, heading path, occurrence and text: an unchanged chunk "
         "keeps its id in another version of the document (doc_sha256 names the version)",

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack
 
 from explorer.answer import DEFAULT_K, Answer, CorpusAnswer, How, answer
+from explorer.chunking.edits import Edit, encode_edits
 from explorer.chunking.measures import DEFAULT_ENCODING
 from explorer.chunking.splitters import Chunk, ChunkSettings, split
 from explorer.config import Config
@@ -42,7 +43,7 @@ from explorer.corpus import Corpus
 from explorer.documents.folder import Loaded, Skipped, load_folder, load_paths
 from explorer.documents.load import load_document
 from explorer.documents.model import Document, document_name, sha256_of
-from explorer.errors import QuerySetError, SettingsError
+from explorer.errors import EditError, QuerySetError, SettingsError
 from explorer.progress import Progress, quiet, scaled
 from explorer.retrieval.context import Span
 from explorer.retrieval.retriever import Retriever
@@ -124,6 +125,8 @@ class Chunking:
     library: LibraryChunking | None = None
 
 
+EDITED = 64
+"""Edited chunkings (and their retrievers) kept: the least recently used go first."""
 KEEP = 100_000
 """Documents a workspace keeps by default (in effect all: a corpus needs every one of its own)."""
 
@@ -139,7 +142,10 @@ class _Shared:
         self.units: Memo[tuple[str, str, str], Units] = Memo(2 * keep)
         self.rendered: Memo[str, Rendered | None] = Memo(keep)
         self.retrievers: Memo[tuple[str, str, str], Retriever] = Memo(4 * keep)
-        self.corpora: Memo[tuple[tuple[tuple[str, str], ...], str], Corpus] = Memo(16)
+        self.corpora: Memo[tuple[tuple[tuple[str, str, str], ...], str], Corpus] = Memo(16)
+        self.edited: Memo[tuple[str, str], Chunking] = Memo(EDITED)
+        """Chunkings after what-if edits: a few at a time (a suggested repair tries a dozen)."""
+        self.edited_retrievers: Memo[tuple[str, str, str], Retriever] = Memo(EDITED)
         self.folders: Memo[tuple[str, bool, str], Loaded] = Memo(8)
         self.loads = 0
         """Documents parsed (a document asked for again is served from the cache)."""
@@ -346,15 +352,33 @@ class Workspace:
         return self._shared.rendered.get(d.key, lambda: rendered_text(d))
 
     def chunking(
-        self, doc: str | Document, config: Config | ChunkSettings, *, progress: Progress = quiet
+        self,
+        doc: str | Document,
+        config: Config | ChunkSettings,
+        *,
+        edits: Sequence[Edit] = (),
+        progress: Progress = quiet,
     ) -> Chunking:
-        """The document's chunks under ``config``'s chunking; for another library's splitter,
-        with what the library returned and the audit. The semantic splitter embeds with the
-        configuration's model (``progress`` follows it)."""
+        """The document's chunks under ``config``'s chunking, after the what-if ``edits``
+        (:func:`explorer.chunking.edits.apply_edits`; a bad edit raises EditError); for another
+        library's splitter, with what the library returned and the audit. The semantic splitter
+        embeds with the configuration's model (``progress`` follows it)."""
         d = self.document(doc)
         settings = config.chunking if isinstance(config, Config) else config
         model = config.model if isinstance(config, Config) else Config().model
         key = settings.key() + (f"|model={model}" if settings.splitter == "semantic" else "")
+        edits = tuple(edits)
+        if edits:
+            from explorer.chunking.edits import apply_edits
+
+            base = self.chunking(d, config, progress=progress)
+
+            def edited() -> Chunking:
+                units = self.units(d, settings.unit, settings.encoding)
+                chunks = apply_edits(d, base.chunks, edits, settings, units=units)
+                return Chunking(chunks, base.library)
+
+            return self._shared.edited.get((d.key, f"{key}|edits={encode_edits(edits)}"), edited)
 
         def make() -> Chunking:
             from explorer.chunking.adapters import ADAPTERS, adapter_settings, split_library
@@ -375,10 +399,16 @@ class Workspace:
         return self._shared.chunkings.get((d.key, key), make)
 
     def chunks(
-        self, doc: str | Document, config: Config | ChunkSettings, *, progress: Progress = quiet
+        self,
+        doc: str | Document,
+        config: Config | ChunkSettings,
+        *,
+        edits: Sequence[Edit] = (),
+        progress: Progress = quiet,
     ) -> list[Chunk]:
-        """The document's chunks under ``config``'s chunking (see :meth:`chunking`)."""
-        return self.chunking(doc, config, progress=progress).chunks
+        """The document's chunks under ``config``'s chunking and ``edits`` (see
+        :meth:`chunking`)."""
+        return self.chunking(doc, config, edits=edits, progress=progress).chunks
 
     def cached_chunks(self, doc: str | Document, config: Config) -> list[Chunk] | None:
         """The chunks if they are made already, else ``None`` (nothing is computed)."""
@@ -397,33 +427,56 @@ class Workspace:
 
         return embedder(model)
 
-    def retriever(self, doc: str | Document, config: Config) -> Retriever:
-        """The document's retriever under ``config``: one per ranking, its context settings
-        ``config``'s."""
+    def retriever(
+        self, doc: str | Document, config: Config, *, edits: Sequence[Edit] = ()
+    ) -> Retriever:
+        """The document's retriever under ``config`` and the what-if ``edits`` (a dropped chunk
+        is never ranked): one per ranking and edits, its context settings ``config``'s."""
         d = self.document(doc)
+        edits = tuple(edits)
 
         def make() -> Retriever:
             return Retriever(
                 d,
                 config,
-                chunks=self.chunks(d, config),
+                chunks=self.chunks(d, config, edits=edits),
                 embedder=self.embedder(config.model) if config.retriever != "bm25" else None,
                 passages=self.passages(d) if config.dense == "passages" else None,
                 units=lambda: self.units(d),
                 rendered=lambda: self.rendered(d),
             )
 
-        made = self._shared.retrievers.get((d.key, d.name, config.index_key()), make)
+        if edits:
+            key = f"{config.index_key()}|edits={encode_edits(edits)}"
+            made = self._shared.edited_retrievers.get((d.key, d.name, key), make)
+        else:
+            made = self._shared.retrievers.get((d.key, d.name, config.index_key()), make)
         return made.using(config)
 
-    def corpus(self, config: Config, names: Sequence[str | Document] | None = None) -> Corpus:
+    def corpus(
+        self,
+        config: Config,
+        names: Sequence[str | Document] | None = None,
+        *,
+        edits: Mapping[str, Sequence[Edit]] | None = None,
+    ) -> Corpus:
         """The named documents (default: all, :meth:`names`) as one :class:`Corpus`, made of
-        the same retrievers as each document's own (nothing is chunked or embedded again)."""
+        the same retrievers as each document's own (nothing is chunked or embedded again);
+        ``edits`` are what-if edits by document name."""
         docs = [self._name_of(n) for n in (names if names is not None else self.names())]
-        key = (tuple((n, self.document(n).key) for n in docs), config.index_key())
+        edits = {n: tuple(e) for n, e in (edits or {}).items() if e}
+        unknown = sorted(set(edits) - set(docs))
+        if unknown:
+            raise EditError(f"edits given for {unknown[0]!r}, which is not among the documents")
+        key = (
+            tuple((n, self.document(n).key, encode_edits(edits.get(n, ()))) for n in docs),
+            config.index_key(),
+        )
 
         def make() -> Corpus:
-            return Corpus({n: self.retriever(n, config) for n in docs}, config)
+            return Corpus(
+                {n: self.retriever(n, config, edits=edits.get(n, ())) for n in docs}, config
+            )
 
         return self._shared.corpora.get(key, make).using(config)
 
@@ -465,10 +518,13 @@ class Workspace:
         progress: Progress = quiet,
         *,
         question: str | None = None,
+        edits: Mapping[str, Sequence[Edit]] | None = None,
     ) -> None:
-        """Chunk every named document and, for dense or hybrid ranking, embed what is new, with
-        ``progress`` through the slow steps: the model's loading, the semantic splitter's
-        embedding, then the passages or chunks (counts, rate and the time left)."""
+        """Chunk every named document (after its what-if ``edits``, by name) and, for dense or
+        hybrid ranking, embed what is new, with ``progress`` through the slow steps: the model's
+        loading, the semantic splitter's embedding, then the passages or chunks (counts, rate
+        and the time left)."""
+        edits = edits or {}
         semantic = config.chunking.splitter == "semantic"  # it embeds sentences to find cuts
         if semantic and not self.embedder(config.model).loaded:
             progress(0.0, MODEL_NOTE)
@@ -481,7 +537,7 @@ class Workspace:
             self.chunks(
                 name, config, progress=scaled(progress, 0.0, chunk_share, "sentence groups: ")
             )
-            self.retriever(name, config)
+            self.retriever(name, config, edits=edits.get(label, ()))
         if not dense:
             progress(1.0, "done")
             return
@@ -493,8 +549,8 @@ class Workspace:
         started, done = time.monotonic(), 0
         total = max(pending.texts, 1)
         for name in names:
-            index = self.retriever(name, config).index
             label = name if isinstance(name, str) else name.name
+            index = self.retriever(name, config, edits=edits.get(label, ())).index
             todo = len({t for t in index.dense_texts if not emb.cached(t)})
 
             def embedding(
@@ -528,12 +584,14 @@ class Workspace:
         *,
         config: Config,
         names: Sequence[str | Document] | None = None,
+        edits: Mapping[str, Sequence[Edit]] | None = None,
         **how: Unpack[How],
     ) -> CorpusAnswer:
-        """The answer to ``question`` from the named documents (default: all) under ``config``:
-        :func:`explorer.answer.answer` over them as one corpus, ``how`` as it takes it (``k``,
-        ``budget``, ``ranking``, ``known``, ``doc``)."""
-        return answer(self.corpus(config, names), question, evidence, **how)
+        """The answer to ``question`` from the named documents (default: all) under ``config``
+        and the what-if ``edits`` (by document name): :func:`explorer.answer.answer` over them
+        as one corpus, ``how`` as it takes it (``k``, ``budget``, ``ranking``, ``known``,
+        ``doc``)."""
+        return answer(self.corpus(config, names, edits=edits), question, evidence, **how)
 
     def ask(
         self,
@@ -545,12 +603,21 @@ class Workspace:
         k: int | None = DEFAULT_K,
         budget: int | None = None,
         known: Sequence[Span | None] = (),
+        edits: Sequence[Edit] = (),
     ) -> Answer:
-        """The answer to ``question`` from one document: a corpus of one."""
+        """The answer to ``question`` from one document (a corpus of one), after the what-if
+        ``edits`` to its chunking."""
         name = self._name_of(doc)
         config = config if config is not None else Config()
         whole = self.answer(
-            question, evidence, config=config, names=[name], k=k, budget=budget, known=known
+            question,
+            evidence,
+            config=config,
+            names=[name],
+            edits={name: edits},
+            k=k,
+            budget=budget,
+            known=known,
         )
         return whole.answers[name]
 

@@ -51,3 +51,16 @@ def test_the_readme_workspace_example_runs(monkeypatch: pytest.MonkeyPatch) -> N
     hits = eval(out.getvalue())
     assert hits and all(isinstance(doc, str) and rank >= 1 for doc, rank in hits)
     assert [rank for _, rank in hits] == list(range(1, len(hits) + 1))
+
+
+@pytest.mark.slow
+def test_the_readme_edits_example_prints_what_it_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    example = readme_examples()[2]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(example, "README.md", "exec"), {})
+    repair, kind = out.getvalue().splitlines()
+    said = re.search(r"\.sentence\(\)\)\n# (.*)\n", example)
+    assert said and repair == said.group(1)
+    assert kind == "complete" and "# complete" in example

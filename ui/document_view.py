@@ -19,6 +19,7 @@ import streamlit as st
 from explorer.answer import Answer
 from explorer.chunking.diagnostics import ISSUES, Diagnosis
 from explorer.chunking.diff import ChunkDiff
+from explorer.chunking.edits import Edit, encode_edits, split_points, undo
 from explorer.chunking.measures import MODEL_WINDOW
 from explorer.chunking.splitters import Chunk, embedded_text
 from explorer.config import Config
@@ -29,7 +30,7 @@ from explorer.workspace import Memo
 from ui import chunk_view, highlights, render, render_markdown, render_pdf
 from ui.safe import facts_html, md_escape
 from ui.timing import timed
-from ui.view_state import VIEWS, View, link_url
+from ui.view_state import VIEWS, View, edit_state, link_url
 
 PDF_ZOOM = 2.0
 DOC_HEIGHT = 640
@@ -105,6 +106,8 @@ class Shown:
     show them: a long document's take a second or more."""
     changes: ChunkDiff | None = None
     url: str | None = None
+    edits: tuple[Edit, ...] = ()
+    """The what-if edits ``chunks`` were made with (:mod:`explorer.chunking.edits`)."""
 
 
 def _turn_page(step: int, n_pages: int) -> None:
@@ -148,6 +151,15 @@ def _highlights(shown: Shown, view: str, selected: int | None) -> list[render.Hi
             chunks, shown.diagnosis, only_flagged=st.session_state.only_flagged
         )
         out = render.chunk_highlights([chunks[i] for i in shown_idx], selected=selected)
+    if view != "Chunks" and shown.edits:  # a dropped chunk is struck through in every view
+        out = [
+            *(
+                render.dropped_highlight(c, selected=selected)
+                for c in chunks
+                if "dropped" in c.flags
+            ),
+            *out,
+        ]
     if answer is not None:
         out += highlights.evidence_highlights(answer.evidence, answer.context)
     return out
@@ -318,6 +330,9 @@ def chunk_details(shown: Shown, selected: int) -> None:
     c = chunks[selected]
     with st.container(border=True, key="chunk_details"):
         st.subheader(f"Chunk #{c.index}", anchor=False)
+        if "dropped" in c.flags:
+            st.caption("Dropped from the index by a what-if edit: it is never retrieved.")
+        edit_controls(shown, selected)
         rank = next(
             (h.rank for h in (shown.answer.ranking if shown.answer else ()) if h.index == selected),
             None,
@@ -361,3 +376,65 @@ def chunk_details(shown: Shown, selected: int) -> None:
         else:
             embed_col.markdown(f"**Chunk {selected}: text that is embedded** ({prefix_note})")
             embed_col.code(embedded_text(c, heading_prefix=prefix), language=None, wrap_lines=True)
+
+
+def edit_controls(shown: Shown, selected: int) -> None:
+    """What-if edits of the selected chunk: split it at a sentence or paragraph end, merge it with
+    the next, drop it from the index; undo the last edit. Each reruns the whole page, so the
+    verdict and the diagnostics follow at once."""
+    doc, chunks, edits = shown.doc, shown.chunks, shown.edits
+    c = chunks[selected]
+    points = split_points(doc, chunks, selected)
+    where = f"{doc.key}|{shown.chunking_key}|{selected}"  # a fresh picker per chunk and chunking
+    with st.container(key="edit_controls"):
+        where_col, split_col = st.columns([3, 1], vertical_alignment="bottom")
+        at = where_col.selectbox(
+            "Split this chunk after",
+            points,
+            key="split_at_" + hashlib.sha256(where.encode()).hexdigest()[:12],
+            format_func=lambda p: _split_label(doc.text, c.start, p),
+            disabled=not points,
+            placeholder="no sentence or paragraph end inside it" if not points else "",
+            help="Sentence, block and paragraph ends inside the chunk (outside its overlap with "
+            "its neighbours).",
+        )
+        if split_col.button("Split here", key="edit_split", disabled=at is None):
+            _edit(shown, (*edits, Edit("split", int(at))))
+        with st.container(horizontal=True, key="edit_buttons"):
+            if st.button(
+                "Merge with next",
+                key="edit_merge",
+                icon=":material/merge:",
+                disabled=selected + 1 >= len(chunks),
+                help="This chunk and the next become one (over both spans).",
+            ):
+                _edit(shown, (*edits, Edit("merge", selected)))
+            if st.button(
+                "Drop from index",
+                key="edit_drop",
+                icon=":material/block:",
+                disabled="dropped" in c.flags,
+                help="It stays on the page, struck through, but is never retrieved.",
+            ):
+                _edit(shown, (*edits, Edit("drop", selected)))
+            if st.button(
+                "Undo",
+                key="edit_undo",
+                icon=":material/undo:",
+                disabled=not edits,
+                help=f"Take back the last edit ({edits[-1].describe()})." if edits else None,
+            ):
+                _edit(shown, undo(edits))
+
+
+def _split_label(text: str, start: int, at: int) -> str:
+    """``"1,000 · …Refunds are available within seven days."``: the offset, then what ends
+    there."""
+    before = " ".join(text[max(start, at - 36) : at].split())
+    return f"{at:,} · …{before}"
+
+
+def _edit(shown: Shown, edits: Sequence[Edit]) -> None:
+    """Keep ``edits`` for this document and chunking, and run the whole page again."""
+    st.session_state.edits = edit_state(shown.view.source, shown.config, encode_edits(edits))
+    st.rerun()

@@ -73,6 +73,8 @@ class Highlight:
     underline: bool = False
     """Draw a thick underline in ``color`` instead of a tint, and no badge: marks a phrase (an
     evidence occurrence, say) on top of the chunk tints without hiding them."""
+    struck: bool = False
+    """Draw the text struck through and greyed: a chunk a what-if edit dropped from the index."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.start < self.end:
@@ -115,10 +117,17 @@ def heat_color(x: float) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
+DROPPED_COLOR = "#8c959f"
+"""The grey of a chunk dropped from the index (drawn struck through)."""
+
+
 def chunk_highlights(chunks: Iterable[Chunk], *, selected: int | None = None) -> list[Highlight]:
-    """One highlight per chunk, coloured by chunk index (so a chunk keeps its colour)."""
+    """One highlight per chunk, coloured by chunk index (so a chunk keeps its colour); a chunk
+    dropped from the index by a what-if edit is grey and struck through."""
     return [
-        Highlight(
+        dropped_highlight(c, selected=selected)
+        if "dropped" in c.flags
+        else Highlight(
             c.start,
             c.end,
             c.index,
@@ -127,6 +136,20 @@ def chunk_highlights(chunks: Iterable[Chunk], *, selected: int | None = None) ->
         )
         for c in chunks
     ]
+
+
+def dropped_highlight(c: Chunk, *, selected: int | None = None) -> Highlight:
+    """Chunk ``c``, dropped from the index: grey, struck through."""
+    return Highlight(
+        c.start,
+        c.end,
+        c.index,
+        DROPPED_COLOR,
+        label=f"✕{c.index}",
+        selected=c.index == selected,
+        title=f"chunk {c.index}, dropped from the index",
+        struck=True,
+    )
 
 
 @dataclass(frozen=True)
@@ -352,12 +375,20 @@ def _span_open(covering: Sequence[Highlight], *, outline: bool = True) -> str:
         classes.append("ce-selected")
         if outline:
             styles.append(f"outline:2px solid {_darker_css(chosen[0].color)}")
+    struck = any(h.struck for h in tints)
     if lines:
         classes.append("ce-underline")
         styles.append(
-            f"text-decoration-line:underline;text-decoration-color:{lines[0].color};"
+            "text-decoration-line:underline"
+            + (" line-through" if struck else "")
+            + f";text-decoration-color:{lines[0].color};"
             "text-decoration-thickness:3px;text-underline-offset:3px"
         )
+    elif struck:
+        styles.append("text-decoration-line:line-through;text-decoration-thickness:2px")
+    if struck:
+        classes.append("ce-dropped")
+        styles.append("color:#6e7781")
     style = ";".join(styles)
     title = " + ".join(_title(h) for h in covering)
     return f'<span class="{" ".join(classes)}" style="{style}" title="{attr(title)}">'

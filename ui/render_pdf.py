@@ -205,6 +205,11 @@ def _draw_highlights(
             shape.draw_rect(r)
         fill = tuple(c / 255 for c in rgb(h.color))
         shape.finish(color=None, fill=fill, fill_opacity=PDF_FILL_OPACITY, width=0)
+        if h.struck:  # dropped from the index: a line through the middle of each line box
+            for r in here:
+                middle = (r.y0 + r.y1) / 2
+                shape.draw_line(pymupdf.Point(r.x0, middle), pymupdf.Point(r.x1, middle))
+            shape.finish(color=(0.3, 0.3, 0.3), fill=None, width=1.2)
         if h.selected:
             outlines.append((h, here))
         if rects[0].page == page_number:

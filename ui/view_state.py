@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from explorer.chunking.edits import decode_edits, encode_edits
 from explorer.config import Config
 from explorer.errors import ExplorerError
 from ui.places import check_config
@@ -56,6 +57,9 @@ class View:
     repair: int | None = None
     present: bool = False
     uploaded: bool = False
+    edits: str = ""
+    """What-if edits to the chunking, in the compact form of links (``m3.s1250.d7``; see
+    :mod:`explorer.chunking.edits`): they belong to this document and chunking."""
 
     def replace(self, **changes: Any) -> View:
         return replace(self, **changes)
@@ -87,6 +91,7 @@ class View:
             "page": self.page,
             "lesson": self.lesson,
             "present": self.present,
+            "edits": edit_state(self.source, self.config, self.edits),
             # the view's question is not a new one: its view stands (a new question shows hits)
             "asked": f"{self.source}\n{self.question.strip()}",
         }
@@ -117,6 +122,7 @@ class View:
             lesson=state.get("lesson"),
             present=bool(state.get("present", False)),
             uploaded=uploaded,
+            edits=edits_of(state, source, config if config is not None else config_of(state)),
         )
 
     # ------------------------------------------------------------------ links
@@ -143,6 +149,8 @@ class View:
             out["q"] = self.question
         if self.evidence.strip():
             out["e"] = self.evidence
+        if self.edits:
+            out["edits"] = self.edits
         if self.chunk is not None:
             out["chunk"] = str(self.chunk)
         names = {v: n for n, v in LINK_VIEWS.items()}
@@ -182,7 +190,8 @@ class View:
         if lesson is not None:
             repair = _whole(_one(params, "repair"), 0, len(lesson.repairs))
             view = lesson_view(lesson, repair or None)
-            return Opened(_view_params(params, view).replace(present=present), _note(notes))
+            view = _view_params(params, view, notes).replace(present=present)
+            return Opened(view, _note(notes))
         view = start.replace(present=present)
         spec = _one(params, "config") or ""
         try:
@@ -204,7 +213,7 @@ class View:
             view = view.replace(
                 source=source, question=_one(params, "q") or "", evidence=_one(params, "e") or ""
             )
-        view = _view_params(params, view)
+        view = _view_params(params, view, notes)
         if source is not None and source not in samples:
             kind = "a document uploaded in another session" if _one(params, "upload") else "a file"
             notes.append(
@@ -243,8 +252,18 @@ def _whole(text: str | None, low: int, high: int) -> int | None:
         return None
 
 
-def _view_params(params: Mapping[str, Any], view: View) -> View:
-    """The selected chunk, the view and the PDF page a link names, over ``view``."""
+def _view_params(params: Mapping[str, Any], view: View, notes: list[str] | None = None) -> View:
+    """The selected chunk, the view, the PDF page and the what-if edits a link names, over
+    ``view`` (edits that cannot be read are left out, with a note in ``notes``)."""
+    edits = _one(params, "edits")
+    if edits:
+        try:
+            view = view.replace(edits=encode_edits(decode_edits(edits)))
+        except ExplorerError as exc:
+            if notes is not None:
+                notes.append(
+                    f"The link's edits cannot be used ({exc}); the chunking is shown as cut."
+                )
     chunk = _whole(_one(params, "chunk"), 0, 10**9)
     if chunk is not None:
         view = view.replace(chunk=chunk)
@@ -255,6 +274,25 @@ def _view_params(params: Mapping[str, Any], view: View) -> View:
     if page is not None:
         view = view.replace(page=page)
     return view
+
+
+def edit_scope(source: str, config: Config) -> str:
+    """What edits belong to: one document under one chunking (another chunking's chunks are
+    numbered otherwise, so its edits would not mean the same)."""
+    return f"{source}\n{config.chunking.key()}"
+
+
+def edit_state(source: str, config: Config, edits: str) -> tuple[str, str]:
+    """The session state's ``edits``: the scope they belong to and the edits."""
+    return (edit_scope(source, config), edits)
+
+
+def edits_of(state: Any, source: str, config: Config) -> str:
+    """The edits in ``state`` when they belong to ``source`` under ``config``, else none."""
+    held = state.get("edits")
+    if isinstance(held, tuple) and len(held) == 2 and held[0] == edit_scope(source, config):
+        return str(held[1])
+    return ""
 
 
 def link_url(base: str | None, params: Mapping[str, str]) -> str:

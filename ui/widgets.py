@@ -9,13 +9,14 @@ through :func:`ui.safe.md_text` here, never as raw Markdown.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NoReturn, TypeVar
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from explorer.answer import CorpusAnswer
+from explorer.chunking.edits import Edit
 from explorer.chunking.measures import UNITS
 from explorer.chunking.splitters import RECURSIVE_LEVELS
 from explorer.config import Config
@@ -156,28 +157,32 @@ def answer_bm25_first(
     budget: int | None,
     early: Callable[[CorpusAnswer, Pending], None],
     doc: str | None = None,
+    edits: Mapping[str, Sequence[Edit]] | None = None,
 ) -> CorpusAnswer | None:
     """The answer under ``config``; when the model still has to load or embed, the BM25 answer
     is given to ``early`` first (to show meanwhile) and a progress bar follows the embedding,
     with a Cancel button: a cancelled embedding is not started again for the same documents,
     settings and question until "Embed now" is clicked (:func:`cancellable`). A model that
     cannot be used is one error message; either way ``None`` is returned (the BM25 answer
-    stands)."""
+    stands). ``edits``: what-if edits to the documents' chunkings, by name."""
     drew_early = False
     try:
         pending = ws.pending(names, config, question=question)
         if not pending.ready and config.retriever != "bm25":
             lexical = config.replace(retriever="bm25")
             early(
-                ws.answer(question, evidence, config=lexical, names=names, k=k, budget=budget),
+                ws.answer(
+                    question, evidence, config=lexical, names=names, k=k, budget=budget,
+                    edits=edits,
+                ),
                 pending,
-            )
+            )  # fmt: skip
             drew_early = True
         if not pending.ready:
             what = f"{pending.texts:,} {pending.what}" if pending.texts else "the question"
             done = cancellable(
                 f"Embedding {what} with {config.model}",
-                lambda progress: _prepared(ws, names, config, progress, question),
+                lambda progress: _prepared(ws, names, config, progress, question, edits),
                 key=EMBEDDING,
                 request=repr(([ws.document(n).key for n in names], config.index_key(), question)),
                 meanwhile="The BM25 answer above stands." if drew_early else "No answer yet.",
@@ -186,8 +191,9 @@ def answer_bm25_first(
             if done is None:
                 return None
         return ws.answer(
-            question, evidence, config=config, names=names, k=k, budget=budget, doc=doc
-        )
+            question, evidence, config=config, names=names, k=k, budget=budget, doc=doc,
+            edits=edits,
+        )  # fmt: skip
     except ExplorerError as exc:
         shown = " (its answer is shown above)." if drew_early else "."
         st.error(
@@ -203,8 +209,9 @@ def _prepared(
     config: Config,
     progress: Progress,
     question: str,
+    edits: Mapping[str, Sequence[Edit]] | None = None,
 ) -> bool:
-    ws.prepare(names, config, progress, question=question)
+    ws.prepare(names, config, progress, question=question, edits=edits)
     return True
 
 

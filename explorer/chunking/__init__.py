@@ -4,7 +4,8 @@
 * :mod:`~explorer.chunking.splitters` — one packing engine behind every splitter;
 * :mod:`~explorer.chunking.diagnostics` — what is wrong with a chunk (cut mid-sentence, …);
 * :mod:`~explorer.chunking.adapters` — other libraries' splitters, placed exactly and audited;
-* :mod:`~explorer.chunking.diff` — what changed between two versions' chunks.
+* :mod:`~explorer.chunking.diff` — what changed between two versions' chunks;
+* :mod:`~explorer.chunking.edits` — what-if edits: split, merge or drop chunks by hand.
 """
 
 from explorer.chunking import adapters as adapters  # registers the library splitters

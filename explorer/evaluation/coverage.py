@@ -33,11 +33,12 @@ from statistics import fmean
 from typing import Any
 
 from explorer.answer import Answer, CorpusAnswer, answer, hit_json
+from explorer.chunking.edits import Edit, Edits, edits_json, retrievable
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk
 from explorer.config import Config
 from explorer.corpus import Corpus
-from explorer.errors import SettingsError
+from explorer.errors import EditError, SettingsError
 from explorer.evaluation.queries import Query
 from explorer.progress import Progress, quiet, scaled
 from explorer.retrieval.context import Span, union
@@ -148,6 +149,8 @@ class EvalReport:
     of :attr:`documents`."""
     documents: tuple[str, ...] = ()
     """The documents searched: those the queries name, or the whole corpus."""
+    edits: tuple[tuple[str, Edits], ...] = ()
+    """What-if edits to the documents' chunkings, by document (:mod:`explorer.chunking.edits`)."""
 
     def _mean_of(self, metric: str, key: int) -> float:
         scored = [r for r in self.results if r.scored]
@@ -217,12 +220,13 @@ class EvalReport:
 
         def chunks(name: str) -> list[Chunk]:
             assert workspace is not None
-            return workspace.chunks(name, self.config)
+            return workspace.chunks(name, self.config, edits=dict(self.edits).get(name, ()))
 
         return {
             "scope": self.scope,
             "documents": list(self.documents),
             "config": self.config.to_json(),
+            "edits": {name: edits_json(e) for name, e in self.edits},
             "ks": list(self.ks),
             "budgets": list(self.budgets),
             "counts": self.counts(),
@@ -328,9 +332,11 @@ def evaluate(
     budgets: Sequence[int] = DEFAULT_BUDGETS,
     progress: Progress = quiet,
     scope: str = "document",
+    edits: Mapping[str, Sequence[Edit]] | None = None,
 ) -> EvalReport:
     """Chunk every document searched, answer each query at every k and budget, and score it.
-    ``progress`` moves through chunking, embedding and the queries.
+    ``progress`` moves through chunking, embedding and the queries; ``edits`` are what-if edits
+    to the chunkings, by document name.
 
     ``scope="document"``: each query retrieves from the document it names (only those are
     chunked); ``"corpus"``: from every document of the workspace (:meth:`Workspace.names`) at
@@ -347,15 +353,27 @@ def evaluate(
                 names.append(q.doc)  # loaded by name, as in document scope
     else:
         names = sorted({q.doc for q in queries})
-    workspace.prepare(names, config, scaled(progress, 0.0, 0.8))
-    corpus = workspace.corpus(config, names) if scope == "corpus" else None
+    edited = {n: tuple(e) for n, e in (edits or {}).items() if e}
+    unknown = sorted(set(edited) - set(names))
+    if unknown:
+        raise EditError(f"edits given for {unknown[0]!r}, which no question searches")
+    workspace.prepare(names, config, scaled(progress, 0.0, 0.8), edits=edited)
+    corpus = workspace.corpus(config, names, edits=edited) if scope == "corpus" else None
     results = []
     for n, q in enumerate(queries):
         progress(0.8 + 0.2 * n / max(len(queries), 1), f"query {q.id}")
-        searched = corpus if corpus is not None else workspace.corpus(config, [q.doc])
+        searched = (
+            corpus
+            if corpus is not None
+            else workspace.corpus(config, [q.doc], edits={q.doc: edited.get(q.doc, ())})
+        )
         results.append(score(q, searched, ks, budgets, whole=corpus is not None))
     progress(1.0, "done")
-    all_chunks = [c for name in names for c in workspace.chunks(name, config)]
+    all_chunks = [
+        c
+        for name in names
+        for c in retrievable(workspace.chunks(name, config, edits=edited.get(name, ())))
+    ]
     count = get_measure("tokens").count
     return EvalReport(
         config=config,
@@ -366,6 +384,7 @@ def evaluate(
         index_tokens=sum(count(c.text) for c in all_chunks),
         scope=scope,
         documents=tuple(names),
+        edits=tuple(sorted(edited.items())),
     )
 
 

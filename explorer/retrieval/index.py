@@ -162,6 +162,8 @@ class ChunkIndex:
         self.embedder = embedder
         self.dense = dense
         self.texts = [embedded_text(c, heading_prefix=heading_prefix) for c in self.chunks]
+        self.dropped = frozenset(i for i, c in enumerate(self.chunks) if "dropped" in c.flags)
+        """Chunks a what-if edit dropped (:mod:`explorer.chunking.edits`): never ranked."""
         self.passages: list[Chunk] = []
         self._held: list[tuple[int, int]] = []
         if dense == "passages" and doc is not None:
@@ -214,8 +216,10 @@ class ChunkIndex:
             scores = self.bm25().scores(query)
         else:
             scores = combine(self._dense_scores(query), self.bm25().scores(query))
+        scores = without(scores, self.dropped)
         total = carried(scores, carry)
-        return _ranked(total, retriever, [t - s for t, s in zip(total, scores, strict=True)])
+        carries = [t - s for t, s in zip(total, scores, strict=True)]
+        return _ranked(total, retriever, carries, skip=self.dropped)
 
     def search(
         self, query: str, retriever: str = "hybrid", k: int = 5, *, carry: float = 0.0
@@ -282,10 +286,19 @@ def pair_vectors(vectors: Vectors) -> Vectors:
     return pairs
 
 
+def without(scores: Sequence[float], dropped: frozenset[int]) -> list[float]:
+    """``scores`` with the dropped chunks' set to 0, so they carry nothing to the next chunk."""
+    return [0.0 if i in dropped else s for i, s in enumerate(scores)] if dropped else list(scores)
+
+
 def _ranked(
-    scores: Sequence[float], retriever: str, carries: Sequence[float] | None = None
+    scores: Sequence[float],
+    retriever: str,
+    carries: Sequence[float] | None = None,
+    *,
+    skip: frozenset[int] = frozenset(),
 ) -> list[Hit]:
-    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    order = sorted((i for i in range(len(scores)) if i not in skip), key=lambda i: (-scores[i], i))
     return [
         Hit(r + 1, i, float(scores[i]), retriever, float(carries[i]) if carries else 0.0)
         for r, i in enumerate(order)
