@@ -132,7 +132,7 @@ def test_switching_documents_with_a_chunk_selected(page: Any) -> None:
     choose(page, "Selected chunk", "#20 ")
     choose(page, "Document", "field-manual.pdf")
     page.locator('[data-testid="stImage"] img').first.wait_for(timeout=60_000)
-    page.get_by_role("button", name="Next ▶").click()
+    page.get_by_role("button", name="▶", exact=True).click()
     wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.get_by_label("Page", exact=True).input_value() == "2"
@@ -177,7 +177,7 @@ def test_the_pdf_page_shows_highlight_rectangles(page: Any) -> None:
     assert _saturated_share(shown) > _saturated_share(plain) + 0.15
     screenshot(page, "browser-4-pdf.png")
 
-    page.get_by_role("button", name="Next ▶").click()
+    page.get_by_role("button", name="▶", exact=True).click()
     wait_idle(page)
     assert page.get_by_label("Page", exact=True).input_value() == "2"
     assert img.get_attribute("src") != src

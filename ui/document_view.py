@@ -258,9 +258,11 @@ def _pdf_page(shown: Shown, tints: list[render.Highlight], view_key: str) -> Non
     n_pages = page_count(doc.key, shown.data)
     state.page = max(1, min(n_pages, int(state.get("page", 1))))
     nav = st.columns([1, 2, 1, 4], vertical_alignment="bottom")
-    nav[0].button("◀ Prev", on_click=_turn_page, args=(-1, n_pages), key="prev_page")
+    # arrows alone: at 1280 px wide the words were cut to "◀…" and "N…"
+    nav[0].button("◀", on_click=_turn_page, args=(-1, n_pages), key="prev_page",
+                  help="Previous page")  # fmt: skip
     nav[1].number_input("Page", 1, n_pages, key="page")
-    nav[2].button("Next ▶", on_click=_turn_page, args=(1, n_pages), key="next_page")
+    nav[2].button("▶", on_click=_turn_page, args=(1, n_pages), key="next_page", help="Next page")
     page = state.page
     on_page = [h for h in tints if highlights.span_on_page(doc, h.start, h.end, page)]
     if state.view == "Query hits" and answer is not None:

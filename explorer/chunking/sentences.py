@@ -223,11 +223,15 @@ def _verdict(text: str, c: int, *, stops_only: bool) -> bool:
     return _inline_item_starts(text, j)
 
 
+_NOT_SPACE = re.compile(r"\S")  # \s is str.isspace's white space
+
+
 def ends_sentence(text: str, end: int) -> bool:
     """Does the piece of ``text`` that ends at ``end`` end a sentence? (The end of the text, or
     only white space after it, does.)"""
-    if end >= len(text) or not text[end:].strip():
-        return True
+    if end >= len(text) or _NOT_SPACE.search(text, end) is None:
+        return True  # (a search, not ``text[end:].strip()``: that copies the rest of the text,
+        # which over a long document's thousands of chunk ends was most of a settings change)
     return is_sentence_end(text, end)
 
 
