@@ -132,3 +132,15 @@ def test_a_link_cannot_make_the_server_read_a_path_or_fetch_anything() -> None:
     assert at.session_state["source"] == "refund-policy.md"
     (note,) = [w.value for w in at.warning if "a link cannot carry" in w.value]
     assert "root:" not in " ".join(m.value for m in at.markdown)
+
+
+def test_a_link_naming_only_a_document_opens_it_as_choosing_it_would() -> None:
+    """What the link leaves out is the document's recommended view, not the opening lesson's
+    settings (the refund lesson's k of 2 stayed on a linked PDF)."""
+    linked = run({"doc": "field-manual.pdf"})
+    chosen = run()  # the opening lesson, then the document picked from the list
+    chosen.selectbox(key="source").set_value("field-manual.pdf").run()
+    for key in ("source", "k", "budget", "fill", "splitter", "size", "overlap", "retriever"):
+        assert linked.session_state[key] == chosen.session_state[key], key
+    assert linked.session_state["k"] != 2  # the lesson's
+    assert linked.session_state["lesson"] in (None, "")

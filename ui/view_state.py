@@ -192,7 +192,10 @@ class View:
             view = lesson_view(lesson, repair or None)
             view = _view_params(params, view, notes).replace(present=present)
             return Opened(view, _note(notes))
-        view = start.replace(present=present)
+        source = _one(params, "doc")
+        # a link to a document opens it as choosing it would: what the link leaves out is that
+        # document's recommended view, not the opening lesson's settings (its k of 2, say)
+        view = (View(source) if source is not None else start).replace(present=present)
         spec = _one(params, "config") or ""
         try:
             view = view.replace(config=check_config(Config.from_spec(spec)))
@@ -208,7 +211,6 @@ class View:
             view = view.replace(budget=None)
         elif budget is not None and budget.isdigit() and int(budget) in BUDGETS:
             view = view.replace(budget=int(budget))
-        source = _one(params, "doc")
         if source is not None:
             view = view.replace(
                 source=source, question=_one(params, "q") or "", evidence=_one(params, "e") or ""
