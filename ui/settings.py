@@ -25,6 +25,8 @@ APP_SPLITTERS = {
     "recursive": "Recursive: paragraphs, then lines, sentences, words",
     "structure": "Structure: headings and blocks first; tables and code kept whole",
     "semantic": "Semantic: cut where the topic shifts between sentence groups (embeds the text)",
+    "page": "Pages: a chunk per PDF page (Markdown: per top-level section), cut only where a "
+    "page is over the size — raise the size to keep pages whole",
 }
 """The splitters the app offers, with a one-line description for the picker's help."""
 

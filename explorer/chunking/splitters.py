@@ -26,6 +26,7 @@ import hashlib
 import itertools
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -48,13 +49,14 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 SplitterName = Literal["fixed", "sentence", "recursive", "structure"]
-SPLITTERS: tuple[str, ...] = ("fixed", "sentence", "recursive", "structure", "semantic")
+SPLITTERS: tuple[str, ...] = ("fixed", "sentence", "recursive", "structure", "semantic", "page")
 SPLITTER_VERSIONS = {
     "fixed": "1",
     "sentence": "3",
     "recursive": "3",
     "structure": "4",
     "semantic": "3",
+    "page": "1",
 }
 SEMANTIC_PERCENTILE = 95
 DEFAULT_OVERLAP_SHARE = 0.25
@@ -87,8 +89,9 @@ CHECKS: dict[str, Callable[[ChunkSettings], object]] = {}
 """How each registered splitter checks its settings at construction (raises SettingsError)."""
 VERSIONS: dict[str, Callable[[], str]] = {}
 """Each registered splitter's version, asked for when needed (an installed library's)."""
-WITHOUT_OVERLAP: set[str] = set()
-"""Registered splitters that take no overlap: a left-out overlap is 0 for them."""
+WITHOUT_OVERLAP: set[str] = {"page"}
+"""Splitters whose left-out overlap is 0: registered ones that take none, and ``page`` (pages
+do not share text; one asked for applies inside a page cut to the size)."""
 
 
 def register(
@@ -670,11 +673,41 @@ def semantic_breaks(text: str, embed: Embed, *, percentile: int = SEMANTIC_PERCE
     return [sentences[i + 1][0] for i, d in enumerate(distances) if d > threshold]
 
 
+def page_starts(doc: Document) -> list[int]:
+    """Where the ``page`` splitter must cut: each PDF page's start; for a document without
+    pages, each top-level section's — the headings of the highest level that occurs more than
+    once (a lone title is not a section break)."""
+    if doc.pages:
+        return sorted({p.start for p in doc.pages if p.start > 0})
+    counts = Counter(h.level for h in doc.headings)
+    top = min((level for level, n in counts.items() if n > 1), default=None)
+    if top is None:
+        return []
+    return sorted({h.start for h in doc.headings if h.level == top and h.start > 0})
+
+
+def _page_floor(doc: Document) -> Callable[[int], int]:
+    """The structure splitter's floor, and never back past the start of the page."""
+    inner = _structure_floor(doc)
+    starts = page_starts(doc)
+
+    def floor(e: int) -> int:
+        i = bisect.bisect_right(starts, e) - 1
+        return max(inner(e), starts[i] if i >= 0 else 0)
+
+    return floor
+
+
 def _levels_for(
     doc: Document, settings: ChunkSettings, embed: Embed | None = None
 ) -> tuple[list[Level], bool]:
     if settings.splitter == "fixed":
         return [], True
+    if settings.splitter == "page":  # a page a chunk; one over the size is cut as structure cuts
+        return [
+            Level("page", FirstCuts(page_starts(doc)), always=True),
+            *_structure_levels(doc),
+        ], True
     if settings.splitter == "sentence":
         return [Level("sentence", sentence_cuts(doc.text))], False
     if settings.splitter == "recursive":
@@ -712,7 +745,13 @@ def split(
     if units is None:
         units = settings.measure.units(doc.text)
     levels, hard = _levels_for(doc, settings, embed)
-    floor = _structure_floor(doc) if settings.splitter == "structure" else None
+    floor = (
+        _structure_floor(doc)
+        if settings.splitter == "structure"
+        else _page_floor(doc)
+        if settings.splitter == "page"
+        else None
+    )
     counter = standalone_counter(settings.measure, doc.text, units)
     alone = None
     if counter is not None:
