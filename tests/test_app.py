@@ -342,7 +342,8 @@ def pdf_app(app: AppTest) -> AppTest:
 def caption_chunks(at: AppTest) -> str:
     """The chunks the page turned to shows ("on this page: chunk 4" or "chunks 3–6, 9")."""
     text = next(c.value for c in at.caption if " · on this page: chunk" in c.value)
-    return re.sub(r"^chunks? ", "", text.split(" · on this page: ")[1])
+    listed = text.split(" · on this page: ")[1].split(" · ")[0]  # not the selected chunk's note
+    return re.sub(r"^chunks? ", "", listed)
 
 
 def test_pdf_shows_the_page_image_and_turns_pages(pdf_app: AppTest) -> None:
@@ -369,9 +370,12 @@ def test_a_chunk_crossing_pages_is_on_both(pdf_app: AppTest) -> None:
     assert_ok(at)
     assert at.number_input(key="page").value == crossing.page_start  # turned to its page
     assert str(crossing.index) in re.split(r"[,–] ?", caption_chunks(at))[-1]
+    pages = f"chunk {crossing.index} is on pages {crossing.page_start}–{crossing.page_end}"
+    assert any(c.value.endswith(pages) for c in at.caption)  # the picker says where it runs
     at.button(key="next_page").click().run()
     assert at.number_input(key="page").value == crossing.page_end
     assert re.split(r"[,–] ?", caption_chunks(at))[0] == str(crossing.index)
+    assert any(c.value.endswith(pages) for c in at.caption)
 
 
 def test_pdf_extraction_notes_are_shown(pdf_app: AppTest) -> None:

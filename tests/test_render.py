@@ -18,7 +18,7 @@ from explorer.chunking.splitters import ChunkSettings, split
 from explorer.documents.load import MAX_NESTING, load_document
 from explorer.documents.model import Document, Layout, Line, Page
 from explorer.errors import DocumentError
-from tests.conftest import corpus_files, load_cached, make_doc
+from tests.conftest import SAMPLES, corpus_files, load_cached, make_doc
 from ui.render import (
     PALETTE,
     Highlight,
@@ -702,3 +702,28 @@ def test_markdown_nested_too_deep_is_shown_as_source_not_lost() -> None:
     shallow = "".join("  " * i + f"- level {i + 1}\n" for i in range(levels))
     html = render_markdown(make_doc(shallow, kind="markdown", name="ok.md"), [])
     assert 'class="ce-note"' not in html and html.count("<ul>") == levels
+
+
+def test_a_chunk_over_two_pages_says_where_it_goes_on_and_where_it_came_from() -> None:
+    """Issue 26: the page a chunk ends on gets "continues on p. N" after its last line; the next
+    page's badge says "from p. M"; the notes are drawn into the page (its text has them)."""
+    from ui import render, render_pdf
+    from ui.render_pdf import _draw_highlights
+
+    path = SAMPLES / "field-manual.pdf"
+    doc = load_cached(path)
+    chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=600, overlap=0))
+    crossing = next(c for c in chunks if c.page_start != c.page_end)
+    assert doc.layout is not None
+    tints = render.chunk_highlights(chunks, selected=crossing.index)
+    with pymupdf.open(path) as pdf:
+        first, second = crossing.page_start, crossing.page_end
+        assert first is not None and second is not None
+        _draw_highlights(pdf[first - 1], first, doc.layout, tints)
+        _draw_highlights(pdf[second - 1], second, doc.layout, tints)
+        on_first, on_second = pdf[first - 1].get_text(), pdf[second - 1].get_text()
+    assert on_first.count("continues on p. ") == 1  # only the one chunk crosses from this page
+    assert f"continues on p. {second}" in on_first
+    assert f"{crossing.index} from p. {first}" in on_second
+    assert "from p." not in on_first  # nothing on the first page came from an earlier one
+    assert render_pdf.render_pdf_page(path.read_bytes(), second, doc, tints).png

@@ -243,7 +243,7 @@ def _document_panel(shown: Shown) -> None:
     if view == "Chunks" and state.only_flagged and not shown_idx:
         st.info("No chunk has an issue at these settings; nothing is highlighted.")
     if doc.kind == "pdf" and state.pdf_view == "Page image":
-        _pdf_page(shown, tints, view_key)
+        _pdf_page(shown, tints, view_key, selected)
     else:
         _text_view(shown, tints, view_key, selected)
     if selected is not None and not state.get("present"):
@@ -252,7 +252,13 @@ def _document_panel(shown: Shown) -> None:
         st.caption("Pick a chunk here or in the table below to see its details.")
 
 
-def _pdf_page(shown: Shown, tints: list[render.Highlight], view_key: str) -> None:
+def _spans_pages(chunk: Chunk) -> bool:
+    return chunk.page_start is not None and chunk.page_end not in (None, chunk.page_start)
+
+
+def _pdf_page(
+    shown: Shown, tints: list[render.Highlight], view_key: str, selected: int | None = None
+) -> None:
     state = st.session_state
     doc, chunks, answer = shown.doc, shown.chunks, shown.answer
     n_pages = page_count(doc.key, shown.data)
@@ -267,13 +273,25 @@ def _pdf_page(shown: Shown, tints: list[render.Highlight], view_key: str) -> Non
     on_page = [h for h in tints if highlights.span_on_page(doc, h.start, h.end, page)]
     if state.view == "Query hits" and answer is not None:
         here = [h for h in answer.hits if chunk_view.on_page(chunks[h.index], page)]
-        listed = ", ".join(f"#{h.rank}" for h in here) or "none"
-        nav[3].caption(f"of {n_pages:,} · hits on this page: {listed}")
+        # a hit over two pages is named with both: it is tinted on each
+        named = [
+            f"#{h.rank} (pp. {chunk_view.pages_label(chunks[h.index])})"
+            if _spans_pages(chunks[h.index])
+            else f"#{h.rank}"
+            for h in here
+        ]
+        listed = ", ".join(named) or "none"
+        note = f"of {n_pages:,} · hits on this page: {listed}"
     else:
         tinted = sorted({h.index for h in on_page if not h.underline})
         listed = chunk_view.describe_indices(tinted)
         which = f"chunk {listed}" if len(tinted) == 1 else f"chunks {listed}"
-        nav[3].caption(f"of {n_pages:,} · on this page: {which}" if listed else f"of {n_pages:,}")
+        note = f"of {n_pages:,} · on this page: {which}" if listed else f"of {n_pages:,}"
+    if selected is not None and chunks[selected].page_start is not None:
+        c = chunks[selected]
+        where = "pages" if _spans_pages(c) else "page"
+        note += f" · chunk {selected} is on {where} {chunk_view.pages_label(c)}"
+    nav[3].caption(note)
     try:
         image = page_image(doc, view_key, page, shown.data, tints)
     except DocumentError as exc:

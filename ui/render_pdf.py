@@ -11,6 +11,7 @@ page coordinates, before it is rasterised, so they land on their lines at any zo
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import math
 import threading
 from collections.abc import Sequence
@@ -212,7 +213,17 @@ def _draw_highlights(
             shape.finish(color=(0.3, 0.3, 0.3), fill=None, width=1.2)
         if h.selected:
             outlines.append((h, here))
-        if rects[0].page == page_number:
+        later = [r.page for r in rects if r.page > page_number]
+        if later:  # the chunk goes on: say where, after its last line on this page
+            last = [r for r in rects if r.page == page_number][-1]
+            _draw_note(shape, page, last, f"continues on p. {min(later)}", h)
+        if rects[0].page < page_number:  # it began on an earlier page: its badge says which
+            h = dataclasses.replace(h, label=f"{h.badge} from p. {rects[0].page}")
+            k = max(bisect.bisect_right(line_starts_, h.start) - 1, 0)
+            while k < len(layout.lines) and layout.lines[k].page < page_number:
+                k += 1  # the first of its lines on this page
+            badges.setdefault(k, []).append(h)
+        elif rects[0].page == page_number:
             # the line holding the first glyph (the first rect's line, found by its offset)
             first_glyph = next(
                 (i for i in range(h.start, h.end) if layout.x0[i] == layout.x0[i]), h.start
@@ -298,6 +309,29 @@ def _graphics_state(pdf: Any, xref: int, name: str) -> tuple[int, str] | None:
         else:
             return None
     return xref, prefix
+
+
+def _draw_note(shape: Any, page: Any, last: Rect, text: str, h: Highlight) -> None:
+    """A small note in the highlight's colour just after its last line on the page (below it
+    where the line reaches the right edge), in layout coordinates: where the chunk goes on."""
+    pymupdf = _fitz()
+    size = max(5.0, min(7.0, (last.y1 - last.y0) * 0.6))
+    width = pymupdf.get_text_length(text, fontname="helv", fontsize=size) + size * 0.8
+    height = size * 1.3
+    x, top = last.x1 + 2, last.y0 + (last.y1 - last.y0 - height) / 2
+    if x + width > page.rect.width - 1:
+        x, top = max(last.x1 - width, 1.0), last.y1 + 1
+    box = pymupdf.Rect(x, top, x + width, top + height)
+    shape.draw_rect(box * page.derotation_matrix, radius=0.3)
+    shape.finish(color=darker(h.color), fill=(1, 1, 1), width=0.8)
+    shape.insert_text(
+        pymupdf.Point(x + size * 0.4, top + height - size * 0.38) * page.derotation_matrix,
+        text,
+        fontname="helv",
+        fontsize=size,
+        color=darker(h.color),
+        rotate=page.rotation,
+    )
 
 
 def _draw_badges(shape: Any, page: Any, on_line: Sequence[Highlight], line: Rect) -> None:
