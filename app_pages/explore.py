@@ -25,6 +25,7 @@ from explorer.chunking.diff import ChunkDiff, diff_chunks
 from explorer.chunking.edits import Edit, decode_edits, describe, encode_edits, undo
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk
+from explorer.chunking.tables import table_audit
 from explorer.documents.model import Document
 from explorer.errors import EditError, ExplorerError
 from explorer.evaluation.lessons import Lesson, Setting
@@ -752,6 +753,14 @@ def draw_overview(made: Chunking, diagnosis: Diagnosis) -> None:
         for col, issue in zip(cols, ISSUES, strict=True):
             col.metric(
                 issue.label, f"{counts[issue.code]:,}", help=f"Chunks that {issue.description}."
+            )
+        tables = table_audit(doc, chunks)
+        if tables.tables:
+            st.caption(
+                f"**Tables**: {tables.tables:,} in the document, {tables.split:,} split across "
+                f"chunks, {tables.rows_cut:,} of {tables.rows:,} rows cut mid-row, "
+                f"{tables.without_header:,} chunks with rows but without the header row, "
+                f"cohesion {tables.cohesion:.2f} (1 = every table in one chunk)."
             )
         library = made.library
         if library is not None:

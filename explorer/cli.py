@@ -171,7 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     audit = sub.add_parser(
         "audit",
         help="the integrity audit of a splitter on a document: offsets reported wrong, chunks not "
-        "found, text dropped or repeated, chunks over their limit, overlap asked and given",
+        "found, text dropped or repeated, chunks over their limit, overlap asked and given; and "
+        "its tables: split, rows cut, continuations without the header row, cohesion",
     )
     audit.add_argument("path")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
@@ -734,6 +735,7 @@ def library_records(doc: Document, config: Config, workspace: Workspace) -> list
 
 def run_audit(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from explorer.chunking.adapters import audit_ours
+    from explorer.chunking.tables import table_audit
 
     ws = Workspace()
     doc = _load(args.path, ws)
@@ -744,12 +746,20 @@ def run_audit(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         summary["mapping"] = dict(made.library.mapping)
     else:
         summary = audit_ours(doc, made.chunks, settings).summary()
+    summary["tables"] = table_audit(doc, made.chunks).summary()
     summary["config"] = config.to_json()
     if args.json:
         out.write(json.dumps(summary, ensure_ascii=False) + "\n")
         return 0
     for key, value in summary.items():
-        if key not in ("snippet", "config", "mapping"):
+        if key == "tables":
+            t = value
+            out.write(
+                f"{'tables':>18}: {t['tables']} ({t['split']} split, {t['rows_cut']} of "
+                f"{t['rows']} rows cut, {t['without_header']} continuations without the header, "
+                f"cohesion {t['cohesion']})\n"
+            )
+        elif key not in ("snippet", "config", "mapping"):
             out.write(f"{key:>18}: {value}\n")
     out.write(f"\nreproduce it:\n{summary['snippet']}\n")
     return 0
