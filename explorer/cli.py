@@ -588,6 +588,7 @@ def run_eval(args: argparse.Namespace, config: Config, out: TextIO) -> int:
                 {"path": display_name(s.path), "reason": s.reason} for s in workspace.skipped
             ]
         result["retrieval_map"] = retrieval_map_json(reach, k=k, budget=None)
+        result["tables"] = _tables_json(report, workspace)
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
         _print_report(report, out)
@@ -731,6 +732,22 @@ def library_records(doc: Document, config: Config, workspace: Workspace) -> list
         record["audit"] = list(item.audit.flags)
         out.append(record)
     return out
+
+
+def _tables_json(report: Any, workspace: Workspace) -> dict[str, int | float]:
+    """The table audit of every document the evaluation searched, as one."""
+    from explorer.chunking.tables import table_audit, table_totals
+
+    edits = dict(report.edits)
+    return table_totals(
+        [
+            table_audit(
+                workspace.document(n),
+                workspace.chunks(n, report.config, edits=edits.get(n, ())),
+            )
+            for n in report.documents
+        ]
+    )
 
 
 def run_audit(args: argparse.Namespace, config: Config, out: TextIO) -> int:

@@ -82,3 +82,18 @@ def test_the_cli_audit_reports_tables_for_ours_and_a_library_s() -> None:
         assert tables["tables"] == 3 and 0 < tables["cohesion"] <= 1
     text = run_cli("audit", pdf, "--splitter", "fixed", "--unit", "chars", "--size", "250")
     assert b"tables: 3 (3 split, " in text.stdout
+
+
+def test_eval_json_gives_the_table_audit_of_the_documents_it_searched() -> None:
+    from tests.conftest import REPO
+
+    queries = REPO / "queries" / "boundary-questions.json"
+    args = ["eval", "--queries", str(queries), "--docs", str(REPO / "queries" / "docs")]
+    bm25 = ["--retriever", "bm25", "--json"]
+    default = json.loads(run_cli(*args, *bm25).stdout)["tables"]
+    windows = json.loads(
+        run_cli(*args, *bm25, "--splitter", "fixed", "--unit", "chars", "--size", "250").stdout
+    )["tables"]
+    assert default["tables"] == windows["tables"] > 0
+    assert default["rows_cut"] == 0 < windows["rows_cut"]
+    assert windows["cohesion"] < default["cohesion"] <= 1

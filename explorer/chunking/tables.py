@@ -85,3 +85,19 @@ def table_audit(doc: Document, chunks: Sequence[Chunk]) -> TableAudit:
                     without_header += 1
     cohesion = sum(shares) / len(shares) if shares else 1.0
     return TableAudit(len(tables), split, rows_cut, without_header, cohesion, rows)
+
+
+def table_totals(audits: Sequence[TableAudit]) -> dict[str, int | float]:
+    """Several documents' audits as one: counts summed, cohesion averaged over all their tables
+    (1.0 when none has a table)."""
+    tables = sum(a.tables for a in audits)
+    touched = [(a.cohesion, a.tables) for a in audits if a.tables]
+    cohesion = sum(c * n for c, n in touched) / sum(n for _, n in touched) if touched else 1.0
+    return {
+        "tables": tables,
+        "split": sum(a.split for a in audits),
+        "rows_cut": sum(a.rows_cut for a in audits),
+        "without_header": sum(a.without_header for a in audits),
+        "cohesion": round(cohesion, 4),
+        "rows": sum(a.rows for a in audits),
+    }
