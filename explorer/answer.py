@@ -434,12 +434,18 @@ def _check(
     """Each document's chunks in corpus order, and the evidence checked in it: in ``doc``
     only when one is named, else in every document; each phrase found but not covered says what
     kept it out."""
-    by_doc: dict[str, list[Hit]] = {name: [] for name in corpus.names}
+    wanted = {  # the documents whose part is answered or whose evidence is checked
+        name
+        for name in corpus.names
+        if name in contexts or name == doc or (doc is None and any(p.strip() for p in evidence))
+    }
+    by_doc: dict[str, list[CorpusHit]] = {name: [] for name in corpus.names if name in wanted}
     for h in ranked:
-        by_doc[h.doc].append(h.hit)
+        if h.doc in by_doc:
+            by_doc[h.doc].append(h)
     out: dict[str, tuple[tuple[Hit, ...], list[Evidence]]] = {}
     for name in corpus.names:
-        if doc is not None and name != doc and name not in contexts:
+        if name not in wanted:  # neither answered nor searched: nothing it says is read
             continue
         r = corpus.retriever(name)
         results: list[Evidence] = []
@@ -460,7 +466,8 @@ def _check(
                     rendered=r.rendered,
                 )
             ]
-        out[name] = (tuple(by_doc[name]), results)
+        hits = tuple(h.hit for h in by_doc[name]) if name in contexts or name == doc else ()
+        out[name] = (hits, results)
     return out
 
 

@@ -170,15 +170,11 @@ class Corpus:
         best passage or pair of every chunk of every document is then one reduction."""
         import numpy as np
 
-        embedders = {id(r.embedder): r.embedder for r in self._retrievers.values()}
-        if None in embedders.values() or not embedders:
-            raise SettingsError("dense retrieval needs an embedding model")
         dense = self._dense_places()
         query: dict[int, Any] = {}
-        for r in self._retrievers.values():
-            assert r.embedder is not None
-            if id(r.embedder) not in query:
-                query[id(r.embedder)] = r.embedder.embed_query(question)
+        for e in dense.embedders:
+            if id(e) not in query:
+                query[id(e)] = e.embed_query(question)
         vectors = [query[id(e)] for e in dense.embedders]
         dtype = np.result_type(*(m.dtype for m, _ in dense.sims), *(q.dtype for q in vectors))
         sims = np.empty(dense.n_sims + 1, dtype=dtype)
@@ -325,6 +321,9 @@ class _Dense:
     def of(cls, corpus: Corpus) -> _Dense:
         import numpy as np
 
+        if not corpus.names or any(corpus.retriever(n).embedder is None for n in corpus.names):
+            raise SettingsError("dense retrieval needs an embedding model")
+
         embedders: list[Embedder] = []
         sims: list[tuple[Any, int]] = []
         pairs: list[tuple[Any, int]] = []
@@ -336,7 +335,7 @@ class _Dense:
             r = corpus.retriever(name)
             if not r.chunks:
                 continue
-            assert r.embedder is not None
+            assert r.embedder is not None  # checked above
             embedders.append(r.embedder)
             vecs = r.index.vectors()
             sims.append((vecs, n_sims))
