@@ -20,9 +20,9 @@ document ranks exactly as its retriever does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from explorer.chunking.splitters import Chunk
 from explorer.config import Config
@@ -55,6 +55,86 @@ class CorpusHit:
     def hit(self) -> Hit:
         """The same hit as its document's retriever knows it (with the corpus rank)."""
         return Hit(self.rank, self.index, self.score, self.retriever, self.carried)
+
+
+class Ranking(Sequence[CorpusHit]):
+    """Every chunk of a corpus ranked for one question, best first (:meth:`Corpus.rank`): a
+    sequence of :class:`CorpusHit`, each made when it is read, so an answer that takes the
+    first few hits of 100,000 makes those few (a slice is a tuple)."""
+
+    __slots__ = ("_carried", "_doc", "_index", "_names", "_retriever", "_score")
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        doc: Any,
+        index: Any,
+        score: Any,
+        carried: Any,
+        retriever: str,
+    ) -> None:
+        self._names = tuple(names)
+        self._doc, self._index, self._score, self._carried = doc, index, score, carried
+        self._retriever = retriever
+
+    def __len__(self) -> int:
+        return len(self._doc)
+
+    def _hit(self, j: int) -> CorpusHit:
+        return CorpusHit(
+            self._names[int(self._doc[j])],
+            j + 1,
+            int(self._index[j]),
+            float(self._score[j]),
+            self._retriever,
+            float(self._carried[j]),
+        )
+
+    @overload
+    def __getitem__(self, i: int) -> CorpusHit: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[CorpusHit, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> CorpusHit | tuple[CorpusHit, ...]:
+        if isinstance(i, slice):
+            return tuple(self._hit(j) for j in range(*i.indices(len(self))))
+        j = i + len(self) if i < 0 else i
+        if not 0 <= j < len(self):
+            raise IndexError("ranking index out of range")
+        return self._hit(j)
+
+    def __iter__(self) -> Iterator[CorpusHit]:
+        return (self._hit(j) for j in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Ranking({len(self)} chunks of {len(self._names)} documents)"
+
+    def by_doc(self, names: Sequence[str]) -> dict[str, list[CorpusHit]]:
+        """The hits of each of ``names``, best first (as iterating and keeping each document's
+        would give, without making the others' hits)."""
+        import numpy as np
+
+        number = {n: d for d, n in enumerate(self._names)}
+        out: dict[str, list[CorpusHit]] = {}
+        if len(names) <= 8:
+            for name in names:
+                out[name] = [self._hit(int(j)) for j in np.flatnonzero(self._doc == number[name])]
+            return out
+        order = np.argsort(self._doc, kind="stable")
+        bounds = np.searchsorted(self._doc[order], np.arange(len(self._names) + 1))
+        for name in names:
+            d = number[name]
+            out[name] = [self._hit(int(j)) for j in order[bounds[d] : bounds[d + 1]]]
+        return out
 
 
 @dataclass(frozen=True)
@@ -223,30 +303,27 @@ class Corpus:
             total[1:] += np.where(places.first[1:], 0.0, lift)
         return own, total
 
-    def rank(self, question: str) -> list[CorpusHit]:
+    def rank(self, question: str) -> Ranking:
         """Every chunk of every document ranked for ``question``, best first (see the module)."""
         import numpy as np
 
         check_carry(self.config.carry)
-        if not self._size:
-            return []
-        own, total = self.scores(question)
         places = self._places()
+        if not self._size:
+            empty = np.zeros(0, dtype=np.intp)
+            return Ranking(self.names, empty, empty, empty, empty, self.config.retriever)
+        own, total = self.scores(question)
         order = np.argsort(-total, kind="stable")  # ties: the earlier place
         if places.any_dropped:
             order = order[~places.dropped[order]]
-        names = self.names
-        docs = places.doc[order].tolist()
-        indices = places.index[order].tolist()
-        scores = total[order].tolist()
-        carries = (total[order] - own[order]).tolist()
-        retriever = self.config.retriever
-        return [
-            CorpusHit(names[d], r, i, s, retriever, c)
-            for r, d, i, s, c in zip(
-                range(1, len(docs) + 1), docs, indices, scores, carries, strict=True
-            )
-        ]
+        return Ranking(
+            self.names,
+            places.doc[order],
+            places.index[order],
+            total[order],
+            total[order] - own[order],
+            self.config.retriever,
+        )
 
     # ------------------------------------------------------------------ context
 

@@ -249,3 +249,22 @@ def test_the_empty_corpus_and_a_document_without_chunks_rank() -> None:
     for q in QUESTIONS:
         assert_same_ranking(corpus.rank(q), reference_rank(corpus, q))
     assert Corpus({"empty": retrievers["empty"]}, config).rank("refund") == []
+
+
+def test_a_ranking_reads_as_the_list_of_its_hits() -> None:
+    """:class:`Ranking` makes each hit when read: as a sequence it is the list of them."""
+    corpus = build(CORPORA["sample_docs"], Config(), drop=True, repeat=True)
+    assert len(corpus) > 8
+    q = QUESTIONS[0]
+    ranking = corpus.rank(q)
+    hits = reference_rank(corpus, q)
+    assert len(ranking) == len(hits) and list(ranking) == hits
+    assert ranking == hits and ranking == tuple(hits) and hash(ranking) == hash(tuple(hits))
+    assert ranking[0] == hits[0] and ranking[-1] == hits[-1]
+    assert ranking[3:9] == tuple(hits[3:9]) and ranking[::7] == tuple(hits[::7])
+    with pytest.raises(IndexError):
+        ranking[len(hits)]
+    names = list(corpus.names)
+    for wanted in (names[:2], names):  # a few documents, or all (two ways of grouping)
+        grouped = ranking.by_doc(wanted)
+        assert grouped == {n: [h for h in hits if h.doc == n] for n in wanted}

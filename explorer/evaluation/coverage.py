@@ -314,7 +314,7 @@ def score(
     Coverage, recall and the ranks needed are read in that document; characters retrieved from
     others count as retrieved. ``whole`` keeps the corpus's whole answers (corpus scope)."""
     name = query.doc
-    ranking = tuple(corpus.rank(query.query))
+    ranking = corpus.rank(query.query)
 
     def ask(k: int | None, budget: int | None) -> CorpusAnswer:
         return answer(
