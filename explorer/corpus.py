@@ -16,6 +16,11 @@ ranking, made over *all* the documents' chunks at once:
 
 Ties go to the earlier document (in the corpus's order), then the earlier chunk. A corpus of one
 document ranks exactly as its retriever does.
+
+The ranking is computed over the whole corpus at once, in numpy: the scores of all chunks are one
+array (the documents in order, each document's chunks in order), normalised, carried and sorted
+as one, and :meth:`Corpus.rank` returns a :class:`Ranking` whose hits are made when read. The
+scores are the same floats as each document's retriever's (see :meth:`Corpus._dense`).
 """
 
 from __future__ import annotations
