@@ -248,7 +248,8 @@ def figure(rows: list[dict[str, Any]]) -> Any:
     fig = go.Figure()
     for run in ("cold", "warm"):
         got = [r for r in rows if r.get("run") == run]
-        for key, label in (("embed_s", "embed s"), ("chunk_s", "chunk s")):
+        embed = "embed s" + (" (random vectors)" if any(r.get("random") for r in got) else "")
+        for key, label in (("embed_s", embed), ("chunk_s", "chunk s")):
             fig.add_trace(
                 go.Scatter(
                     x=[r["documents"] for r in got],
@@ -257,14 +258,15 @@ def figure(rows: list[dict[str, Any]]) -> Any:
                     mode="lines+markers",
                 )
             )
-        fig.add_trace(
-            go.Scatter(
-                x=[r["documents"] for r in got],
-                y=[r["query_p50_ms"] / 1000 for r in got],
-                name=f"query p50 s, {run}",
-                mode="lines+markers",
+        for key, label in (("query", "query"), ("rank", "rank (question embedded)")):
+            fig.add_trace(
+                go.Scatter(
+                    x=[r["documents"] for r in got],
+                    y=[r[f"{key}_p50_ms"] / 1000 for r in got if f"{key}_p50_ms" in r],
+                    name=f"{label} p50 s, {run}",
+                    mode="lines+markers",
+                )
             )
-        )
     fig.update_layout(
         title="Corpus scaling (default configuration, 2 cores)",
         xaxis={"type": "log", "title": "documents"},
