@@ -1,24 +1,33 @@
 """How a corpus scales: ``python -m benchmarks.bench_corpus``.
 
-Builds corpora of 1, 10, 100 and 1,000 documents from the sections of the shared corpus and the
-benchmark texts (``queries/docs``: every Markdown section, long ones cut at paragraphs into
-parts of about :data:`PART_CHARS` characters; when more documents are asked for than there are
-parts, a part is reused under a first line of its own, so every document's bytes differ), and
-measures, for each size, in a fresh process:
+Builds corpora of 1, 10, 100 and 1,000 documents (``--sizes``; 10,000 too) from the benchmark
+texts (``queries/docs``: every Markdown document, cut at paragraphs into parts of about
+:data:`PART_CHARS` characters). When more documents are asked for than there are parts, a part is
+used again with a third of its words, drawn at random (seeded by the document's number), replaced
+by words of all the benchmark texts, under a first line of its own: every document's text differs
+and so do nearly all its passages (no text is reused; the embed column gives the distinct
+passages). For each size, in a fresh process, it measures:
 
 * load: bytes to :class:`~explorer.documents.Document`;
 * chunk: every document's retriever (the default structure splitter, 256/64 tokens);
 * embed: the dense vectors of every document's passages, *cold* (an empty lasting index; the
   model's loading timed apart) and *warm* (a second process on the same index);
 * index: the corpus (BM25 over all chunks, built on the first question);
-* query: latency of :meth:`explorer.corpus.Corpus.answer` at a 1,024-token budget, p50 and p95
-  over 24 questions new to the run (each embeds its question);
+* query: latency of :func:`explorer.answer.answer` at a 1,024-token budget (``k=None``), p50 and
+  p95 over 24 questions new to the run, each embedded first and timed apart, so the two
+  latencies are with the question's embedding and without it ("rank");
 * peak memory: the process's maximum resident set size.
 
-A reused part has the passages of the part it repeats, so its vectors are not embedded again:
-the embed column also gives the distinct passages embedded. Where a cold run would take longer
-than ``--max-cold`` seconds (estimated from the rate the smaller cold runs measured), it is not
-run, and the table gives the estimate instead.
+With ``--random-vectors`` a passage not in the lasting index is not embedded: it gets a random
+unit vector (seeded by its text), stored in the lasting index as the model's would be, so the
+warm run reads it back — query latency, BM25, chunking and memory are measured as they are,
+without the hours a cold embedding of tens of thousands of passages takes on these cores; the
+questions are still embedded by the model. Without it, where a cold run would take longer than
+``--max-cold`` seconds (estimated from the rate the smaller cold runs measured), it is not run,
+and the table gives the estimate instead.
+
+``--code DIR`` measures the library of another checkout (``DIR/explorer``, e.g. the commit this
+one started from) on the same corpora, questions and options.
 
 Writes the table and a plotly figure (its JSON, and a PNG drawn by Chromium) with
 ``--write`` into BENCHMARKS.md's "Corpus scaling" section.
@@ -27,7 +36,11 @@ Writes the table and a plotly figure (its JSON, and a PNG drawn by Chromium) wit
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
+import random
+import re
 import resource
 import statistics
 import subprocess
@@ -75,18 +88,48 @@ def parts() -> list[tuple[str, str]]:
     return out
 
 
+WORD = re.compile(r"[A-Za-z]{3,}")
+
+
 def corpus_bytes(n: int) -> list[tuple[str, bytes]]:
+    """``n`` documents' names and bytes, each text its own (see the module)."""
     pool = parts()
+    words = sorted({w for _, text in pool for w in WORD.findall(text)})
     docs = []
     for i in range(n):
         title, text = pool[i % len(pool)]
-        if i >= len(pool):  # reused: a first line of its own, so the bytes differ
-            text = f"Copy {i // len(pool)} of {title}.\n\n{text}"
-        docs.append((f"doc-{i:04d}.md", text.encode("utf-8")))
+        if i >= len(pool):  # a part again, a third of its words replaced
+            rng = random.Random(i)
+
+            def swap(m: re.Match[str], rng: random.Random = rng) -> str:
+                return rng.choice(words) if rng.random() < 1 / 3 else m.group()
+
+            text = f"Copy {i // len(pool)} of {title}.\n\n{WORD.sub(swap, text)}"
+        docs.append((f"doc-{i:05d}.md", text.encode("utf-8")))
     return docs
 
 
-def measure(n: int, store_dir: str, run: str) -> dict[str, Any]:
+def random_vectors(emb: Any, texts: list[str]) -> int:
+    """Give each text the embedder has no vector for a random unit vector (seeded by the text),
+    in memory and in the lasting index; returns how many."""
+    import numpy as np
+
+    todo = [t for t in dict.fromkeys(texts) if not emb.cached(t)]
+    if not todo:
+        return 0
+    dim = emb.dimension
+    for i in range(0, len(todo), 4096):
+        fresh = {}
+        for t in todo[i : i + 4096]:
+            seed = int.from_bytes(hashlib.blake2b(t.encode("utf-8", "surrogatepass")).digest()[:8])
+            v = np.random.default_rng(seed).standard_normal(dim).astype(np.float32)
+            fresh[t] = v / np.linalg.norm(v)
+        emb._cache.update(fresh)
+        emb._to_store(fresh)
+    return len(todo)
+
+
+def measure(n: int, store_dir: str, run: str, *, fake: bool = False) -> dict[str, Any]:
     """One size in this process: the timings and the peak memory."""
     from explorer.answer import answer
     from explorer.config import Config
@@ -111,15 +154,19 @@ def measure(n: int, store_dir: str, run: str) -> dict[str, Any]:
         out["chunks"] = sum(len(r.chunks) for r in retrievers.values())
         texts = [t for r in retrievers.values() for t in r.index.dense_texts]
         out["passages"] = len(texts)
+        # every passage's vector stays in memory while the corpus is made
+        emb.max_entries = max(emb.max_entries, 2 * len(texts))
         t = time.perf_counter()
         emb.prefetch(texts)
+        out["read_s"] = time.perf_counter() - t
         todo = len({x for x in texts if not emb.cached(x)})
         out["model_s"] = 0.0
-        if todo:  # loading the model is timed apart from embedding
+        if todo:  # loading the model is timed apart from embedding (and random vectors)
             m = time.perf_counter()
             emb.model  # noqa: B018
             out["model_s"] = time.perf_counter() - m
         t = time.perf_counter()
+        out["random"] = random_vectors(emb, texts) if fake else 0
         for r in retrievers.values():
             r.index.vectors()
         out["embed_s"] = time.perf_counter() - t
@@ -131,27 +178,39 @@ def measure(n: int, store_dir: str, run: str) -> dict[str, Any]:
         emb.model  # noqa: B018 - questions are new to every run: the model embeds them
         answer(corpus, "a first question, not timed", budget=1024, k=None)
         lat: list[float] = []
+        ranked: list[float] = []
         for q in QUESTIONS * 2:
+            question = f"{q} ({run}, {len(lat)})"
             t = time.perf_counter()
-            answer(corpus, f"{q} ({run}, {len(lat)})", budget=1024, k=None)
-            lat.append(time.perf_counter() - t)
-        lat.sort()
-        out["query_p50_ms"] = 1000 * statistics.median(lat)
-        out["query_p95_ms"] = 1000 * lat[int(0.95 * (len(lat) - 1))]
+            emb.embed_query(question)
+            m = time.perf_counter()
+            answer(corpus, question, budget=1024, k=None)
+            done = time.perf_counter()
+            lat.append(done - t)
+            ranked.append(done - m)
+        for key, got in (("query", lat), ("rank", ranked)):
+            got.sort()
+            out[f"{key}_p50_ms"] = 1000 * statistics.median(got)
+            out[f"{key}_p95_ms"] = 1000 * got[int(0.95 * (len(got) - 1))]
     if store is not None:
         store.close()
     out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
 
 
-def run_size(n: int, store_dir: str, run: str) -> dict[str, Any]:
-    command = [sys.executable, "-m", "benchmarks.bench_corpus", "--one", str(n)]
+def run_size(
+    n: int, store_dir: str, run: str, *, fake: bool = False, code: str | None = None
+) -> dict[str, Any]:
+    """One size in a fresh process (the library of ``code`` when given, else this checkout's)."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--one", str(n)]
+    env = {**os.environ, "PYTHONPATH": str(Path(code).resolve() if code else REPO)}
     res = subprocess.run(
-        [*command, "--store", store_dir, "--run", run],
+        [*command, "--store", store_dir, "--run", run, *(["--random-vectors"] if fake else [])],
         capture_output=True,
         text=True,
         check=True,
         cwd=REPO,
+        env=env,
     )
     row: dict[str, Any] = json.loads(res.stdout.strip().splitlines()[-1])
     return row
@@ -160,8 +219,8 @@ def run_size(n: int, store_dir: str, run: str) -> dict[str, Any]:
 def table(rows: list[dict[str, Any]]) -> str:
     head = (
         "| documents | run | characters | chunks | passages (embedded) | load s | chunk s "
-        "| model s | embed s | index s | query p50 / p95 ms | peak MB |\n"
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        "| model s | embed s | index s | query p50 / p95 ms | rank p50 / p95 ms | peak MB |\n"
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     )
     lines = []
     for r in rows:
@@ -169,14 +228,16 @@ def table(rows: list[dict[str, Any]]) -> str:
             lines.append(
                 f"| {r['documents']:,} | cold (estimated) | {r['chars']:,} | – "
                 f"| {r['passages']:,} ({r['embedded']:,}) | – | – | – | ≈ {r['embed_s']:,.0f} "
-                "| – | – | – |"
+                "| – | – | – | – |"
             )
             continue
+        run = r["run"] + (f", {r['random']:,} random vectors" if r.get("random") else "")
         lines.append(
-            f"| {r['documents']:,} | {r['run']} | {r['chars']:,} | {r['chunks']:,} "
+            f"| {r['documents']:,} | {run} | {r['chars']:,} | {r['chunks']:,} "
             f"| {r['passages']:,} ({r['embedded']:,}) | {r['load_s']:.2f} | {r['chunk_s']:.2f} "
             f"| {r['model_s']:.1f} | {r['embed_s']:.1f} | {r['index_s']:.2f} "
-            f"| {r['query_p50_ms']:.0f} / {r['query_p95_ms']:.0f} | {r['peak_mb']:,.0f} |"
+            f"| {r['query_p50_ms']:.0f} / {r['query_p95_ms']:.0f} "
+            f"| {r['rank_p50_ms']:.0f} / {r['rank_p95_ms']:.0f} | {r['peak_mb']:,.0f} |"
         )
     return head + "\n".join(lines) + "\n"
 
@@ -187,7 +248,8 @@ def figure(rows: list[dict[str, Any]]) -> Any:
     fig = go.Figure()
     for run in ("cold", "warm"):
         got = [r for r in rows if r.get("run") == run]
-        for key, label in (("embed_s", "embed s"), ("chunk_s", "chunk s")):
+        embed = "embed s" + (" (random vectors)" if any(r.get("random") for r in got) else "")
+        for key, label in (("embed_s", embed), ("chunk_s", "chunk s")):
             fig.add_trace(
                 go.Scatter(
                     x=[r["documents"] for r in got],
@@ -196,14 +258,15 @@ def figure(rows: list[dict[str, Any]]) -> Any:
                     mode="lines+markers",
                 )
             )
-        fig.add_trace(
-            go.Scatter(
-                x=[r["documents"] for r in got],
-                y=[r["query_p50_ms"] / 1000 for r in got],
-                name=f"query p50 s, {run}",
-                mode="lines+markers",
+        for key, label in (("query", "query"), ("rank", "rank (question embedded)")):
+            fig.add_trace(
+                go.Scatter(
+                    x=[r["documents"] for r in got],
+                    y=[r[f"{key}_p50_ms"] / 1000 for r in got if f"{key}_p50_ms" in r],
+                    name=f"{label} p50 s, {run}",
+                    mode="lines+markers",
+                )
             )
-        )
     fig.update_layout(
         title="Corpus scaling (default configuration, 2 cores)",
         xaxis={"type": "log", "title": "documents"},
@@ -241,9 +304,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", default=",".join(map(str, SIZES)))
     p.add_argument("--max-cold", type=float, default=600, help="seconds (default 600)")
     p.add_argument("--write", action="store_true", help="write the section into BENCHMARKS.md")
+    p.add_argument(
+        "--random-vectors",
+        action="store_true",
+        help="a random unit vector for each passage not in the lasting index (see above)",
+    )
+    p.add_argument("--code", help="measure the library of this checkout instead")
+    p.add_argument("--json", help="also write the rows to this file")
     args = p.parse_args(argv)
     if args.one is not None:
-        print(json.dumps(measure(args.one, args.store, args.run)))
+        print(json.dumps(measure(args.one, args.store, args.run, fake=args.random_vectors)))
         return 0
     rows: list[dict[str, Any]] = []
     rate = None  # seconds per distinct passage, from the last cold run
@@ -251,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="bench-corpus-") as store:
             sample = corpus_bytes(n)
             chars = sum(len(d) for _, d in sample)
-            if rate is not None and rows:
+            if rate is not None and rows and not args.random_vectors:
                 last = next(r for r in reversed(rows) if r.get("run") == "cold")
                 guess = last["embedded"] * chars / max(last["chars"], 1)
                 distinct = min(
@@ -272,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(json.dumps(rows[-1]), file=sys.stderr)
                     continue
             for run in ("cold", "warm"):
-                row = run_size(n, store, run)
+                row = run_size(n, store, run, fake=args.random_vectors, code=args.code)
                 row["run"] = run
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr)
@@ -281,6 +351,8 @@ def main(argv: list[str] | None = None) -> int:
                 rate = cold["embed_s"] / cold["embedded"]
     text = table(rows)
     print(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")
     if args.write:
         fig = figure(rows)
         out = REPO / "benchmarks" / "corpus_scaling"

@@ -44,7 +44,7 @@ from typing import Any, TypedDict
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk
 from explorer.config import Config
-from explorer.corpus import Corpus, CorpusHit, CorpusPiece, DocSpan
+from explorer.corpus import Corpus, CorpusHit, CorpusPiece, DocSpan, Ranking
 from explorer.errors import SettingsError
 from explorer.retrieval.context import ContextPiece, Span, union, widen_to_budget
 from explorer.retrieval.evidence import Evidence, Limits, Verdict, check
@@ -179,8 +179,9 @@ class CorpusAnswer(_Judged):
     budget: int | None
     documents: tuple[str, ...]
     """Every document of the corpus, in its order."""
-    ranking: tuple[CorpusHit, ...]
-    """Every chunk of every document, best first."""
+    ranking: Sequence[CorpusHit]
+    """Every chunk of every document, best first (a :class:`~explorer.corpus.Ranking`, whose
+    hits are made when read, unless a ranking was given)."""
     hits: tuple[CorpusHit, ...]
     """The hits the context is made of, best first."""
     pieces: tuple[CorpusPiece, ...]
@@ -312,7 +313,8 @@ def answer(
         doc = names[0]
     if doc is not None:
         corpus.retriever(doc)  # a name not in the corpus fails here
-    ranked = tuple(ranking if ranking is not None else corpus.rank(question))
+    given = ranking if ranking is not None else corpus.rank(question)
+    ranked: Sequence[CorpusHit] = given if isinstance(given, Ranking) else tuple(given)
     candidates = ranked[:k] if k is not None else ranked
     per: dict[str, list[Hit]] = {}
     pieces: dict[str, list[ContextPiece]] = {}
@@ -320,7 +322,7 @@ def answer(
     hits: tuple[CorpusHit, ...] = ()
     next_cost: int | None = None
     if budget is None:
-        hits = candidates
+        hits = tuple(candidates)
         for h in hits:
             per.setdefault(h.doc, []).append(h.hit)
         for name, hs in per.items():
@@ -328,7 +330,8 @@ def answer(
             costs[name] = corpus.retriever(name).cost(pieces[name])
     else:
         spent = 0
-        for n, h in enumerate(candidates, 1):
+        taken: list[CorpusHit] = []
+        for h in candidates:
             r = corpus.retriever(h.doc)
             trial = [*per.get(h.doc, []), h.hit]
             more = r.pieces(trial)
@@ -339,7 +342,8 @@ def answer(
                 break
             spent += added
             per[h.doc], pieces[h.doc], costs[h.doc] = trial, more, cost
-            hits = candidates[:n]
+            taken.append(h)
+        hits = tuple(taken)
     spent = sum(costs.values())
     limits = Limits(
         k=k,
@@ -434,12 +438,22 @@ def _check(
     """Each document's chunks in corpus order, and the evidence checked in it: in ``doc``
     only when one is named, else in every document; each phrase found but not covered says what
     kept it out."""
-    by_doc: dict[str, list[Hit]] = {name: [] for name in corpus.names}
-    for h in ranked:
-        by_doc[h.doc].append(h.hit)
+    wanted = {  # the documents whose part is answered or whose evidence is checked
+        name
+        for name in corpus.names
+        if name in contexts or name == doc or (doc is None and any(p.strip() for p in evidence))
+    }
+    by_doc: dict[str, list[CorpusHit]]
+    if isinstance(ranked, Ranking):
+        by_doc = ranked.by_doc([name for name in corpus.names if name in wanted])
+    else:
+        by_doc = {name: [] for name in corpus.names if name in wanted}
+        for h in ranked:
+            if h.doc in by_doc:
+                by_doc[h.doc].append(h)
     out: dict[str, tuple[tuple[Hit, ...], list[Evidence]]] = {}
     for name in corpus.names:
-        if doc is not None and name != doc and name not in contexts:
+        if name not in wanted:  # neither answered nor searched: nothing it says is read
             continue
         r = corpus.retriever(name)
         results: list[Evidence] = []
@@ -460,7 +474,8 @@ def _check(
                     rendered=r.rendered,
                 )
             ]
-        out[name] = (tuple(by_doc[name]), results)
+        hits = tuple(h.hit for h in by_doc[name]) if name in contexts or name == doc else ()
+        out[name] = (hits, results)
     return out
 
 

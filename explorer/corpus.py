@@ -16,21 +16,29 @@ ranking, made over *all* the documents' chunks at once:
 
 Ties go to the earlier document (in the corpus's order), then the earlier chunk. A corpus of one
 document ranks exactly as its retriever does.
+
+The ranking is computed over the whole corpus at once, in numpy: the scores of all chunks are one
+array (the documents in order, each document's chunks in order), normalised, carried and sorted
+as one, and :meth:`Corpus.rank` returns a :class:`Ranking` whose hits are made when read. The
+scores are the same floats as each document's retriever's (see :meth:`Corpus._dense`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 from explorer.chunking.splitters import Chunk
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import SettingsError
 from explorer.retrieval.context import ContextPiece, Span
-from explorer.retrieval.index import Bm25, Hit, carried, check_carry, combine, without
+from explorer.retrieval.index import HYBRID_WEIGHT, Bm25, Hit, check_carry
 from explorer.retrieval.retriever import Retriever
+
+if TYPE_CHECKING:
+    from explorer.retrieval.embeddings import Embedder
 
 DocSpan = tuple[str, int, int]
 """``(document name, start, end)``: a span of one document of a corpus."""
@@ -52,6 +60,86 @@ class CorpusHit:
     def hit(self) -> Hit:
         """The same hit as its document's retriever knows it (with the corpus rank)."""
         return Hit(self.rank, self.index, self.score, self.retriever, self.carried)
+
+
+class Ranking(Sequence[CorpusHit]):
+    """Every chunk of a corpus ranked for one question, best first (:meth:`Corpus.rank`): a
+    sequence of :class:`CorpusHit`, each made when it is read, so an answer that takes the
+    first few hits of 100,000 makes those few (a slice is a tuple)."""
+
+    __slots__ = ("_carried", "_doc", "_index", "_names", "_retriever", "_score")
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        doc: Any,
+        index: Any,
+        score: Any,
+        carried: Any,
+        retriever: str,
+    ) -> None:
+        self._names = tuple(names)
+        self._doc, self._index, self._score, self._carried = doc, index, score, carried
+        self._retriever = retriever
+
+    def __len__(self) -> int:
+        return len(self._doc)
+
+    def _hit(self, j: int) -> CorpusHit:
+        return CorpusHit(
+            self._names[int(self._doc[j])],
+            j + 1,
+            int(self._index[j]),
+            float(self._score[j]),
+            self._retriever,
+            float(self._carried[j]),
+        )
+
+    @overload
+    def __getitem__(self, i: int) -> CorpusHit: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[CorpusHit, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> CorpusHit | tuple[CorpusHit, ...]:
+        if isinstance(i, slice):
+            return tuple(self._hit(j) for j in range(*i.indices(len(self))))
+        j = i + len(self) if i < 0 else i
+        if not 0 <= j < len(self):
+            raise IndexError("ranking index out of range")
+        return self._hit(j)
+
+    def __iter__(self) -> Iterator[CorpusHit]:
+        return (self._hit(j) for j in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Ranking({len(self)} chunks of {len(self._names)} documents)"
+
+    def by_doc(self, names: Sequence[str]) -> dict[str, list[CorpusHit]]:
+        """The hits of each of ``names``, best first (as iterating and keeping each document's
+        would give, without making the others' hits)."""
+        import numpy as np
+
+        number = {n: d for d, n in enumerate(self._names)}
+        out: dict[str, list[CorpusHit]] = {}
+        if len(names) <= 8:
+            for name in names:
+                out[name] = [self._hit(int(j)) for j in np.flatnonzero(self._doc == number[name])]
+            return out
+        order = np.argsort(self._doc, kind="stable")
+        bounds = np.searchsorted(self._doc[order], np.arange(len(self._names) + 1))
+        for name in names:
+            d = number[name]
+            out[name] = [self._hit(int(j)) for j in order[bounds[d] : bounds[d + 1]]]
+        return out
 
 
 @dataclass(frozen=True)
@@ -96,15 +184,9 @@ class Corpus:
             self._offsets.append(total)
             total += len(self._retrievers[name].chunks)
         self._size = total
-        self._where = [(n, i) for n in self.names for i in range(len(self._retrievers[n].chunks))]
-        """The document and chunk index of each place of the corpus's score list."""
-        self._dropped = frozenset(
-            self._offsets[n] + i
-            for n, name in enumerate(self.names)
-            for i in self._retrievers[name].index.dropped
-        )
-        """Places of chunks a what-if edit dropped: never ranked."""
         self._bm25: Bm25 | None = None
+        self._layout: _Places | None = None
+        self._dense_layout: _Dense | None = None
 
     def __len__(self) -> int:
         return len(self.names)
@@ -144,63 +226,109 @@ class Corpus:
 
     # ------------------------------------------------------------------ ranking
 
-    def _lexical(self, question: str) -> list[float]:
-        if len(self.names) == 1:  # the document's own index: the same statistics
-            return list(self._retrievers[self.names[0]].index.bm25().scores(question))
-        if self._bm25 is None:
-            texts = [t for n in self.names for t in self._retrievers[n].index.texts]
-            self._bm25 = Bm25(texts)
-        return list(self._bm25.scores(question))
+    def _places(self) -> _Places:
+        if self._layout is None:
+            self._layout = _Places.of(self)
+        return self._layout
 
-    def _dense(self, question: str) -> list[float]:
-        embedders = {id(r.embedder): r.embedder for r in self._retrievers.values()}
-        if None in embedders.values() or not embedders:
-            raise SettingsError("dense retrieval needs an embedding model")
+    def _lexical(self, question: str) -> Any:
+        """Every chunk's BM25 score (float64), one index over all chunks (a corpus of one
+        document uses the document's own index: the same statistics)."""
+        import numpy as np
+
+        if len(self.names) == 1:
+            scores = self._retrievers[self.names[0]].index.bm25().scores(question)
+        else:
+            if self._bm25 is None:
+                texts = [t for n in self.names for t in self._retrievers[n].index.texts]
+                self._bm25 = Bm25(texts)
+            scores = self._bm25.scores(question)
+        return np.asarray(scores, dtype=np.float64)
+
+    def _dense(self, question: str) -> Any:
+        """Every chunk's dense score (float64; see :meth:`ChunkIndex.dense_scores`).
+
+        Each document's vectors are multiplied by the question's vector in a call of their own
+        (into one array), because one product over all documents' vectors stacked differs from
+        the document's own in the last bits of a float32 (the BLAS blocks the sums by the
+        matrix's shape), which could reorder near ties against the document's own ranking. The
+        best passage or pair of every chunk of every document is then one reduction."""
+        import numpy as np
+
+        dense = self._dense_places()
         query: dict[int, Any] = {}
-        out: list[float] = []
-        for name in self.names:
-            r = self._retrievers[name]
-            assert r.embedder is not None
-            if id(r.embedder) not in query:
-                query[id(r.embedder)] = r.embedder.embed_query(question)
-            if r.chunks:
-                out += r.index.dense_scores(query[id(r.embedder)])
-        return out
+        for e in dense.embedders:
+            if id(e) not in query:
+                query[id(e)] = e.embed_query(question)
+        vectors = [query[id(e)] for e in dense.embedders]
+        dtype = np.result_type(*(m.dtype for m, _ in dense.sims), *(q.dtype for q in vectors))
+        sims = np.empty(dense.n_sims + 1, dtype=dtype)
+        sims[-1] = -1.0  # a cosine's floor, what a chunk holding no passage reads
+        for (m, lo), q in zip(dense.sims, vectors, strict=True):
+            np.matmul(m, q, out=sims[lo : lo + len(m)])
+        if dense.chunks:  # one vector per chunk: its cosine
+            return sims[dense.take].astype(np.float64)
+        pairs = np.empty(dense.n_pairs + 1, dtype=dtype)
+        pairs[-1] = -1.0
+        for (m, lo), q in zip(dense.pairs, vectors, strict=True):
+            if len(m):
+                np.matmul(m, q, out=pairs[lo : lo + len(m)])
+        best = np.maximum(
+            np.maximum.reduceat(sims, dense.sim_bounds)[::2],
+            np.maximum.reduceat(pairs, dense.pair_bounds)[::2],
+        )
+        return best.astype(np.float64)
 
-    def rank(self, question: str) -> list[CorpusHit]:
-        """Every chunk of every document ranked for ``question``, best first (see the module)."""
+    def _dense_places(self) -> _Dense:
+        if self._dense_layout is None:
+            self._dense_layout = _Dense.of(self)
+        return self._dense_layout
+
+    def scores(self, question: str) -> tuple[Any, Any]:
+        """Every chunk's own score and its score with the carry (float64 arrays over the
+        corpus's places: the documents in order, each document's chunks in order); a dropped
+        chunk's own score is 0."""
+        import numpy as np
+
         config = self.config
         check_carry(config.carry)
-        if not self._size:
-            return []
+        places = self._places()
         if config.retriever == "bm25":
-            scores = self._lexical(question)
+            own = self._lexical(question)
         elif config.retriever == "dense":
-            scores = self._dense(question)
+            own = self._dense(question)
         else:
-            scores = combine(self._dense(question), self._lexical(question))
-        scores = without(scores, self._dropped)
-        total: list[float] = []
-        for n, name in enumerate(self.names):
-            lo = self._offsets[n]
-            hi = lo + len(self._retrievers[name].chunks)
-            total += carried(scores[lo:hi], config.carry)
-        where = self._where
-        dropped = self._dropped
-        order = sorted(
-            (j for j in range(self._size) if j not in dropped), key=lambda j: (-total[j], j)
+            own = combined(self._dense(question), self._lexical(question))
+        if places.any_dropped:
+            own = np.where(places.dropped, 0.0, own)
+        total = own
+        if config.carry and len(own) > 1:
+            total = own.copy()
+            lift = config.carry * np.maximum(0.0, own[:-1])
+            total[1:] += np.where(places.first[1:], 0.0, lift)
+        return own, total
+
+    def rank(self, question: str) -> Ranking:
+        """Every chunk of every document ranked for ``question``, best first (see the module)."""
+        import numpy as np
+
+        check_carry(self.config.carry)
+        places = self._places()
+        if not self._size:
+            empty = np.zeros(0, dtype=np.intp)
+            return Ranking(self.names, empty, empty, empty, empty, self.config.retriever)
+        own, total = self.scores(question)
+        order = np.argsort(-total, kind="stable")  # ties: the earlier place
+        if places.any_dropped:
+            order = order[~places.dropped[order]]
+        return Ranking(
+            self.names,
+            places.doc[order],
+            places.index[order],
+            total[order],
+            total[order] - own[order],
+            self.config.retriever,
         )
-        return [
-            CorpusHit(
-                where[j][0],
-                r + 1,
-                where[j][1],
-                float(total[j]),
-                config.retriever,
-                float(total[j] - scores[j]),
-            )
-            for r, j in enumerate(order)
-        ]
 
     # ------------------------------------------------------------------ context
 
@@ -220,3 +348,129 @@ class Corpus:
     def cost(self, pieces: Sequence[CorpusPiece]) -> int:
         """cl100k tokens of ``pieces`` sent as they are (a piece repeated counts again)."""
         return sum(self._retrievers[p.doc].units.size(p.start, p.end) for p in pieces)
+
+
+# --------------------------------------------------------------------------- the layout
+
+
+@dataclass(frozen=True)
+class _Places:
+    """Where each place of the corpus's score arrays is: its document's number and its chunk's
+    index, whether it is a document's first chunk (nothing carries into it) and whether a
+    what-if edit dropped it (never ranked)."""
+
+    doc: Any
+    index: Any
+    first: Any
+    dropped: Any
+    any_dropped: bool
+
+    @classmethod
+    def of(cls, corpus: Corpus) -> _Places:
+        import numpy as np
+
+        sizes = [len(corpus.retriever(n).chunks) for n in corpus.names]
+        doc = np.repeat(np.arange(len(sizes), dtype=np.intp), sizes)
+        starts = np.cumsum([0, *sizes[:-1]]).astype(np.intp)
+        index = np.arange(len(doc), dtype=np.intp) - np.repeat(starts, sizes)
+        first = np.zeros(len(doc), dtype=bool)
+        first[starts[np.array(sizes, dtype=np.intp) > 0]] = True
+        dropped = np.zeros(len(doc), dtype=bool)
+        for n, name in enumerate(corpus.names):
+            for i in corpus.retriever(name).index.dropped:
+                dropped[starts[n] + i] = True
+        return cls(doc, index, first, dropped, bool(dropped.any()))
+
+
+@dataclass(frozen=True)
+class _Dense:
+    """Each document's vectors (and pair vectors) with their offset in the corpus's arrays of
+    cosines, and, for every chunk, the bounds of its passages and pairs in them (as
+    :func:`np.maximum.reduceat` reads them: an empty range starts at the array's last element,
+    the floor), or with one vector per chunk, where its cosine is."""
+
+    embedders: tuple[Embedder, ...]
+    sims: tuple[tuple[Any, int], ...]
+    pairs: tuple[tuple[Any, int], ...]
+    n_sims: int
+    n_pairs: int
+    chunks: bool
+    take: Any = None
+    sim_bounds: Any = None
+    pair_bounds: Any = None
+
+    @classmethod
+    def of(cls, corpus: Corpus) -> _Dense:
+        import numpy as np
+
+        if not corpus.names or any(corpus.retriever(n).embedder is None for n in corpus.names):
+            raise SettingsError("dense retrieval needs an embedding model")
+
+        embedders: list[Embedder] = []
+        sims: list[tuple[Any, int]] = []
+        pairs: list[tuple[Any, int]] = []
+        sim_bounds: list[Any] = []
+        pair_bounds: list[Any] = []
+        n_sims = n_pairs = 0
+        chunks = corpus.config.dense == "chunks"
+        for name in corpus.names:
+            r = corpus.retriever(name)
+            if not r.chunks:
+                continue
+            assert r.embedder is not None  # checked above
+            embedders.append(r.embedder)
+            vecs = r.index.vectors()
+            sims.append((vecs, n_sims))
+            if not chunks:
+                pair = r.index.pairs()
+                pairs.append((pair, n_pairs))
+                sim_bounds.append((r.index.held, len(vecs), n_sims))
+                pair_bounds.append((r.index.held, len(pair), n_pairs))
+                n_pairs += len(pair)
+            n_sims += len(vecs)
+        if chunks:
+            take = np.arange(n_sims, dtype=np.intp)
+            return cls(tuple(embedders), tuple(sims), (), n_sims, 0, True, take)
+
+        def bounds(parts: list[Any], floor: int, shorten: int) -> Any:
+            out = []
+            for held, n, offset in parts:  # as _range_max, inside the document's own values
+                b = np.array(held, dtype=np.intp).reshape(-1, 2)
+                lo = np.minimum(b[:, 0], n)
+                hi = np.clip(b[:, 1] - shorten, 0, n)
+                empty = hi <= lo
+                out.append(
+                    np.stack([np.where(empty, floor, lo + offset), hi + offset], axis=1).ravel()
+                )
+            both = np.concatenate(out) if out else np.zeros(0, dtype=np.intp)
+            return np.minimum(both, floor)
+
+        return cls(
+            tuple(embedders),
+            tuple(sims),
+            tuple(pairs),
+            n_sims,
+            n_pairs,
+            False,
+            None,
+            bounds(sim_bounds, n_sims, 0),
+            bounds(pair_bounds, n_pairs, 1),
+        )
+
+
+def combined(dense: Any, lexical: Any, *, weight: float = HYBRID_WEIGHT) -> Any:
+    """:func:`explorer.retrieval.index.combine` over float64 arrays (the same arithmetic, so the
+    same scores)."""
+    return weight * normalised(dense) + (1.0 - weight) * normalised(lexical)
+
+
+def normalised(scores: Any) -> Any:
+    """:func:`explorer.retrieval.index.normalised` over a float64 array."""
+    import numpy as np
+
+    if not len(scores):
+        return scores
+    lo, hi = scores.min(), scores.max()
+    if hi <= lo:
+        return np.zeros_like(scores)
+    return (scores - lo) / (hi - lo)

@@ -198,3 +198,40 @@ def test_a_query_set_cannot_reach_outside_docs(tmp_path: Path, name: str) -> Non
     err = res.stderr.decode()
     assert res.returncode == 2 and "is outside the documents folder" in err, err
     assert err.count("\n") == 1 and not res.stdout, err
+
+
+def test_eval_json_reports_timing_and_a_warm_lasting_index_embeds_nothing(tmp_path: Path) -> None:
+    """``eval --json`` gives ``timing``: p50 and p95 query milliseconds (embedding excluded)
+    and the texts embedded; a second run on the same lasting index embeds none."""
+    import os
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "policy.md").write_bytes((SAMPLES / "refund-policy.md").read_bytes())
+    items = [
+        {"id": "a", "doc": "policy.md", "query": "Refund window?", "evidence": ["seven days"]},
+        {"id": "b", "doc": "policy.md", "query": "Downloads refunded?", "evidence": ["downloaded"]},
+    ]
+    queries = tmp_path / "set.json"
+    queries.write_text(json.dumps(items))
+    env = {**os.environ, "CHUNK_EXPLORER_CACHE": str(tmp_path / "cache")}
+    args = ["eval", "--queries", str(queries), "--docs", str(docs), "--json"]
+    runs = []
+    for _ in range(2):
+        res = subprocess.run(
+            [sys.executable, "-m", "explorer", *args],
+            capture_output=True,
+            timeout=300,
+            check=False,
+            env=env,
+        )
+        assert res.returncode == 0, res.stderr.decode()
+        runs.append(json.loads(res.stdout))
+    for out in runs:
+        timing = out["timing"]
+        for key in ("query_ms_p50", "query_ms_p95", "embedded"):
+            assert isinstance(timing[key], int | float) and not isinstance(timing[key], bool)
+        assert 0 < timing["query_ms_p50"] <= timing["query_ms_p95"]
+    assert runs[0]["timing"]["embedded"] > 0
+    assert runs[1]["timing"]["embedded"] == 0
+    assert runs[0]["coverage_at_k"] == runs[1]["coverage_at_k"]

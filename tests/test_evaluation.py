@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -433,3 +434,31 @@ def test_query_and_eval_json_say_what_cut_each_missed_phrase(tmp_path: Path) -> 
         for e in at["evidence"]:
             assert set(e) == {"phrase", "covered", "rank", "cut_by"}
             assert (e["cut_by"] is None) == e["covered"]
+
+
+def test_an_evaluation_times_its_questions_and_counts_what_it_embedded(model_embedder) -> None:  # type: ignore[no-untyped-def]
+    """``timing``: each question's answering (its embedding apart) and the texts embedded; a
+    second evaluation in the same process embeds nothing (the in-process vectors)."""
+    ws = Workspace(SAMPLES)
+    queries = [
+        *REFUND_QUERIES,
+        Query("new", "refund-policy.md", f"A question new to this run? {uuid.uuid4()}", ("seven",)),
+    ]
+    first = evaluate(queries, ws, Config(), ks=[1, 3], budgets=[256])
+    again = evaluate(queries, ws, Config(), ks=[1, 3], budgets=[256])
+    for report in (first, again):
+        timing = report.to_json()["timing"]
+        assert set(timing) == {"query_ms_p50", "query_ms_p95", "queries", "embedded"}
+        assert all(isinstance(v, int | float) for v in timing.values())
+        assert timing["queries"] == len(queries)
+        assert 0 < timing["query_ms_p50"] <= timing["query_ms_p95"]
+    assert first.timing.embedded >= 1  # the new question at least
+    assert again.timing.embedded == 0
+    assert first.coverage_at_k == again.coverage_at_k
+
+
+def test_a_bm25_evaluation_embeds_nothing() -> None:
+    bm25 = Config().replace(retriever="bm25")
+    report = evaluate(REFUND_QUERIES, Workspace(SAMPLES), bm25, ks=[1])
+    assert report.timing.embedded == 0
+    assert len(report.timing.query_ms) == len(REFUND_QUERIES)

@@ -27,6 +27,7 @@ gives its span.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
@@ -135,6 +136,35 @@ class QueryResult:
 
 
 @dataclass(frozen=True)
+class Timing:
+    """How long an evaluation's questions took and what it embedded."""
+
+    query_ms: tuple[float, ...] = ()
+    """Each question's answers at every k and budget (one ranking, every answer, the metrics),
+    in milliseconds, in the order of the questions; the question's embedding is not counted."""
+    embedded: int = 0
+    """Texts the embedding model embedded during the evaluation (passages or chunks, sentence
+    groups of the semantic splitter, questions): 0 when all were in memory or the lasting
+    index."""
+
+    def percentile(self, share: float) -> float:
+        """The query time below which ``share`` of the questions fall (nearest rank below; 0.0
+        without a question)."""
+        if not self.query_ms:
+            return 0.0
+        ordered = sorted(self.query_ms)
+        return ordered[int(share * (len(ordered) - 1))]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query_ms_p50": round(self.percentile(0.5), 3),
+            "query_ms_p95": round(self.percentile(0.95), 3),
+            "queries": len(self.query_ms),
+            "embedded": self.embedded,
+        }
+
+
+@dataclass(frozen=True)
 class EvalReport:
     config: Config
     ks: tuple[int, ...]
@@ -151,6 +181,8 @@ class EvalReport:
     """The documents searched: those the queries name, or the whole corpus."""
     edits: tuple[tuple[str, Edits], ...] = ()
     """What-if edits to the documents' chunkings, by document (:mod:`explorer.chunking.edits`)."""
+    timing: Timing = field(default_factory=Timing)
+    """How long the questions took and what was embedded (not part of what is measured)."""
 
     def _mean_of(self, metric: str, key: int) -> float:
         scored = [r for r in self.results if r.scored]
@@ -230,6 +262,7 @@ class EvalReport:
             "ks": list(self.ks),
             "budgets": list(self.budgets),
             "counts": self.counts(),
+            "timing": self.timing.to_json(),
             "coverage_at_k": {str(k): v for k, v in self.coverage_at_k.items()},
             "coverage_at_budget": {str(b): v for b, v in self.coverage_at_budget.items()},
             "recall_at_k": {str(k): v for k, v in self.mean_at_k("recall_at_k").items()},
@@ -281,7 +314,7 @@ def score(
     Coverage, recall and the ranks needed are read in that document; characters retrieved from
     others count as retrieved. ``whole`` keeps the corpus's whole answers (corpus scope)."""
     name = query.doc
-    ranking = tuple(corpus.rank(query.query))
+    ranking = corpus.rank(query.query)
 
     def ask(k: int | None, budget: int | None) -> CorpusAnswer:
         return answer(
@@ -357,9 +390,12 @@ def evaluate(
     unknown = sorted(set(edited) - set(names))
     if unknown:
         raise EditError(f"edits given for {unknown[0]!r}, which no question searches")
+    emb = workspace.embedder(config.model) if config.needs_model else None
+    encoded = emb.encoded if emb is not None else 0
     workspace.prepare(names, config, scaled(progress, 0.0, 0.8), edits=edited)
     corpus = workspace.corpus(config, names, edits=edited) if scope == "corpus" else None
     results = []
+    times: list[float] = []
     for n, q in enumerate(queries):
         progress(0.8 + 0.2 * n / max(len(queries), 1), f"query {q.id}")
         searched = (
@@ -367,8 +403,13 @@ def evaluate(
             if corpus is not None
             else workspace.corpus(config, [q.doc], edits={q.doc: edited.get(q.doc, ())})
         )
+        if emb is not None and config.retriever != "bm25":
+            emb.embed_query(q.query)  # embedded first, so the time below is the answering
+        started = time.perf_counter()
         results.append(score(q, searched, ks, budgets, whole=corpus is not None))
+        times.append(1000 * (time.perf_counter() - started))
     progress(1.0, "done")
+    timing = Timing(tuple(times), emb.encoded - encoded if emb is not None else 0)
     all_chunks = [
         c
         for name in names
@@ -385,6 +426,7 @@ def evaluate(
         scope=scope,
         documents=tuple(names),
         edits=tuple(sorted(edited.items())),
+        timing=timing,
     )
 
 

@@ -24,12 +24,11 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from explorer.chunking.splitters import Chunk
 from explorer.retrieval.context import Span as Span
 from explorer.retrieval.context import union as union
-from explorer.retrieval.index import Hit
 
 if TYPE_CHECKING:
     from explorer.documents.markdown_view import Rendered
@@ -192,11 +191,22 @@ class Evidence:
         return bool(self.spans)
 
 
+class Ranked(Protocol):
+    """A ranked chunk as the check reads it (a :class:`~explorer.retrieval.index.Hit`, or a
+    corpus's hit of the document)."""
+
+    @property
+    def rank(self) -> int: ...
+
+    @property
+    def index(self) -> int: ...
+
+
 def check(
     phrases: Sequence[str],
     text: str,
     chunks: Sequence[Chunk],
-    ranking: Sequence[Hit],
+    ranking: Sequence[Ranked],
     *,
     context: Sequence[Span],
     known: Sequence[Span | None] = (),

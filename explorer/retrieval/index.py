@@ -196,6 +196,18 @@ class ChunkIndex:
         lo, hi = self._held[index]
         return self.dense_texts[lo:hi]
 
+    @property
+    def held(self) -> list[tuple[int, int]]:
+        """For each chunk, the range ``[lo, hi)`` of :attr:`passages` it holds (see
+        :func:`passages_of`; empty with ``dense="chunks"``)."""
+        return self._held
+
+    def pairs(self) -> Vectors:
+        """The pair vectors of the passages (:func:`pair_vectors`), made once."""
+        if self._pairs is None:
+            self._pairs = pair_vectors(self.vectors())
+        return self._pairs
+
     def bm25(self) -> Any:
         if self._bm25 is None:
             self._bm25 = Bm25(self.texts)
@@ -245,14 +257,13 @@ class ChunkIndex:
             return [float(x) for x in sims]
         if not self._held:
             return []
-        if self._pairs is None:
-            self._pairs = pair_vectors(vecs)
+        pairs = self.pairs()
         # the best of sims[lo:hi] and of pairs[lo:hi - 1] for every chunk at once: both arrays
         # end in -1 (a cosine's floor), so an empty range reads it
         floor = np.full(1, -1.0, dtype=sims.dtype)
         best = np.maximum(
             _range_max(np.concatenate([sims, floor]), self._held, 0),
-            _range_max(np.concatenate([self._pairs @ query_vector, floor]), self._held, 1),
+            _range_max(np.concatenate([pairs @ query_vector, floor]), self._held, 1),
         )
         return [float(x) for x in best]
 
