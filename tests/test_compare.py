@@ -309,6 +309,7 @@ class FakeEmbedder:
         self.model = FakeModel()
         self._cache: dict[str, Any] = {}
         self.calls: list[tuple[int, int]] = []
+        self.encoded = 0  # texts sent to the "model", as the real embedder counts them
 
     def cached(self, text: str) -> bool:
         return text in self._cache
@@ -320,6 +321,7 @@ class FakeEmbedder:
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if progress is not None:
             progress(0.0, f"0 of {len(missing)}")
+        self.encoded += len(missing)
         for i, t in enumerate(missing, 1):
             seed = int.from_bytes(hashlib.sha256(t.encode()).digest()[:4], "big")
             v = np.random.default_rng(seed).standard_normal(8).astype(np.float32)
