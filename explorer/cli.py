@@ -271,6 +271,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--k", type=int, default=DEFAULT_K, help=f"hits per answer (default {DEFAULT_K})"
     )
     df.add_argument("--budget", type=int, default=None, help="a token budget for the answers")
+    df.add_argument(
+        "--splitters",
+        default=None,
+        metavar="A,B,…",
+        help="also the churn under each of these splitters (ours or a library's, at the "
+        "configuration's size, unit and overlap): the share of new chunks to embed again",
+    )
     df.add_argument("--json", action="store_true", help="print one JSON object")
     _config_options(df)
     cache = sub.add_parser("cache", help="the lasting embedding index: its size, or empty it")
@@ -665,8 +672,12 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from explorer.chunking.churn import churn_by_splitter, parse_splitters, splitter_config
     from explorer.chunking.diff import diff_chunks
 
+    names = parse_splitters(args.splitters) if args.splitters is not None else ()
+    for name in names:  # an unknown splitter fails before any document is read
+        splitter_config(config, name)
     ws = Workspace()
     old, new = _load(args.old, ws), _load(args.new, ws)
     old_chunks, new_chunks = ws.chunks(old, config), ws.chunks(new, config)
@@ -698,6 +709,9 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             )
         result["verdicts"] = verdicts
         result["verdict_changes"] = [v["id"] for v in verdicts if v["changed"]]
+    churn = churn_by_splitter(ws, old, new, config, names) if names else {}
+    if names:
+        result["churn"] = {name: c.to_json() for name, c in churn.items()}
     if args.json:
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
         return 0
@@ -710,6 +724,11 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     for v in result.get("verdicts", []):
         if v["changed"]:
             out.write(f"  {v['id']}: {v['old']} → {v['new']}\n")
+    for name, c in churn.items():
+        out.write(
+            f"  {name:<24} {c.share:6.1%} re-embedded ({c.reembedded} of {c.new_chunks} new "
+            f"chunks; {c.old_chunks} old)\n"
+        )
     return 0
 
 
