@@ -1,4 +1,4 @@
-"""Command line: ``python -m explorer text|chunk|audit|query|eval|sweep|ab|diff|cache|lessons``.
+"""Command line: ``python -m explorer text|chunk|audit|query|eval|sweep|ab|diff|map|cache|lessons``.
 
 Every command that chunks or answers takes the same configuration options, each defaulting to
 the recommended configuration (:class:`explorer.config.Config`); ``query`` and ``eval`` print the
@@ -280,6 +280,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     df.add_argument("--json", action="store_true", help="print one JSON object")
     _config_options(df)
+    emap = sub.add_parser(
+        "map",
+        help="a map of the embedding space: each chunk as a point on the first two principal "
+        "axes of the chunk vectors, the question's point and its hits",
+    )
+    emap.add_argument("path")
+    emap.add_argument("--question", default=None, help="a question to place among the chunks")
+    emap.add_argument(
+        "--k", type=int, default=DEFAULT_K, help=f"hits per answer (default {DEFAULT_K})"
+    )
+    emap.add_argument("--budget", type=int, default=None, help="a token budget for the answer")
+    emap.add_argument("--json", action="store_true", help="print one JSON object")
+    _config_options(emap)
     cache = sub.add_parser("cache", help="the lasting embedding index: its size, or empty it")
     what = cache.add_mutually_exclusive_group(required=True)
     what.add_argument("--stats", action="store_true", help="print where it is and what it holds")
@@ -732,6 +745,25 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     return 0
 
 
+def run_map(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from explorer.retrieval.embedding_map import embedding_map
+
+    if args.k < 1:
+        raise SettingsError(f"--k must be at least 1, got {args.k}")
+    if args.budget is not None and args.budget < 1:
+        raise SettingsError(f"--budget must be at least 1, got {args.budget}")
+    ws = Workspace()
+    doc = _load(args.path, ws)
+    question = (args.question or "").strip() or None
+    made = embedding_map(ws, doc, question, config=config, k=args.k, budget=args.budget)
+    if args.json:
+        out.write(json.dumps({**made.to_json(), "config": config.to_json()}, ensure_ascii=False))
+        out.write("\n")
+    else:
+        out.write("\n".join(made.listing()) + "\n")
+    return 0
+
+
 def library_records(doc: Document, config: Config, workspace: Workspace) -> list[dict[str, Any]]:
     """A library splitter's chunks as JSON Lines records, each with the start the library
     reported (``library_start``, or null) and its audit flags (``audit``); a chunk that could
@@ -858,6 +890,8 @@ def _run_configured(args: argparse.Namespace, config: Config, out: TextIO) -> in
         return run_diff(args, config, out)
     if args.command == "audit":
         return run_audit(args, config, out)
+    if args.command == "map":
+        return run_map(args, config, out)
     ws = Workspace()
     doc = _load(args.path, ws)
     settings = config.chunking

@@ -575,6 +575,40 @@ class Workspace:
             emb.embed_query(question)
         progress(1.0, "done")
 
+    def chunk_vectors(
+        self,
+        doc: str | Document,
+        config: Config,
+        *,
+        edits: Sequence[Edit] = (),
+        progress: Progress = quiet,
+    ) -> Any:
+        """One unit vector per chunk of ``doc`` under ``config`` (and ``edits``), as its index
+        embeds it: the chunk's own vector (``dense="chunks"``) or the normalised mean of the
+        passages it holds (``"passages"``). A ``bm25`` configuration's chunks are embedded as
+        ``dense`` would embed them. What is new is embedded as :meth:`prepare` embeds it, with
+        ``progress``; ask :meth:`pending` (of :func:`~explorer.retrieval.embedding_map.
+        dense_config`) first to know whether that takes a while."""
+        import numpy as np
+
+        from explorer.retrieval.embedding_map import dense_config
+
+        config = dense_config(config)
+        name = self._name_of(doc)
+        self.prepare([name], config, progress, edits={name: edits} if edits else None)
+        index = self.retriever(name, config, edits=edits).index
+        vectors = np.asarray(index.vectors(), dtype=np.float32)
+        if config.dense == "passages":
+            dim = vectors.shape[1] if vectors.ndim == 2 else 0
+            means = [
+                vectors[lo:hi].mean(axis=0) if hi > lo else np.zeros(dim, np.float32)
+                for lo, hi in index.held
+            ]
+            vectors = np.stack(means) if means else np.zeros((0, dim), np.float32)
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            vectors = vectors / np.where(norms > 0, norms, 1.0)
+        return vectors
+
     # ------------------------------------------------------------------ answers
 
     def answer(
