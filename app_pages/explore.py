@@ -34,7 +34,7 @@ from explorer.export import manifest, records, to_jsonl
 from explorer.progress import Progress, quiet
 from explorer.repair import suggest_repair
 from explorer.workspace import Chunking, Pending, Workspace
-from ui import charts, chunk_view, evaluate_view, frame, settings, widgets
+from ui import charts, chunk_view, embedding_map, evaluate_view, frame, settings, widgets
 from ui.answers import (
     DEMO,
     candidate_rows,
@@ -717,6 +717,9 @@ with doc_col:
 
 if state.present:  # presentation mode: the lesson, its verdict and the document only
     st.stop()
+
+embedding_map.draw(ws, doc, config, question, chunks=chunks, k=state.k, budget=state.budget,
+                   edits=edits, select=go_to_hit)  # fmt: skip
 
 # --------------------------------------------------------------------------- overview
 

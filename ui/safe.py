@@ -55,3 +55,15 @@ def md_text(text: str) -> str:
     messages stay searchable).
     """
     return _unlink(_MARKDOWN_MARKUP.sub(r"\\\1", text))
+
+
+def plot_text(text: str, *, width: int = 64, lines: int = 4) -> str:
+    """Text from a document for a plotly label, legend or hover: white space collapsed, wrapped
+    at ``width`` characters to at most ``lines`` lines (``<br>`` between them, an ellipsis when
+    cut), each line HTML-escaped (plotly reads tags, links and entities in its texts)."""
+    import textwrap
+
+    wrapped = textwrap.wrap(" ".join(text.split()), width) or [""]
+    if len(wrapped) > lines:
+        wrapped = [*wrapped[: lines - 1], wrapped[lines - 1] + " …"]
+    return "<br>".join(html.escape(line, quote=True) for line in wrapped)
