@@ -56,13 +56,15 @@ def figure(made: EmbeddingMap, *, selected: int | None = None) -> Any:
     in orange. Every text from the document is escaped (:func:`ui.safe.plot_text`)."""
     import plotly.graph_objects as go
 
-    rank = {h.index: h.rank for h in made.hits}
+    rank = {h.index: h for h in made.hits}
     traces: list[Any] = []
     for section in made.sections:
         pts = [p for p in made.points if p.section == section]
         hover = []
         for p in pts:
-            head = f"<b>chunk {p.index}</b>" + (f" · hit #{rank[p.index]}" if p.index in rank else "")
+            head = f"<b>chunk {p.index}</b>"
+            if p.index in rank:
+                head += f" · hit #{rank[p.index].rank} (score {rank[p.index].score:.3f})"
             if p.similarity is not None:
                 head += f" · cosine with the question {p.similarity:.3f}"
             path = plot_text(" > ".join(p.heading_path) or section, lines=2)
