@@ -1,8 +1,9 @@
 """Churn: the share of chunks one paragraph inserted near the top makes an index re-embed.
 
 Run from the repository root: ``python -m benchmarks.bench_churn``. Each Markdown document
-of ``../shared/corpus/`` and ``sample_docs/`` (a PDF has no text to edit in place) gets one paragraph (:data:`PARAGRAPH`) after its
-first paragraph of prose (:func:`~explorer.chunking.churn.insert_near_top`); for each splitter,
+of ``../shared/corpus/`` and ``sample_docs/`` (a PDF has no text to edit in place) gets one
+paragraph (:data:`PARAGRAPH`) after its first paragraph of prose
+(:func:`~explorer.chunking.churn.insert_near_top`); for each splitter,
 ours and other libraries', at 256 tokens (overlap 64) and at 1,000 characters (overlap 200), it
 prints the chunks re-embedded of all the new versions' chunks, and the smallest and largest share
 of one document. Nothing is embedded (a content-addressed index re-embeds a new text; see

@@ -688,8 +688,8 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from explorer.chunking.churn import churn_by_splitter, parse_splitters, splitter_config
     from explorer.chunking.diff import diff_chunks
 
-    names = parse_splitters(args.splitters) if args.splitters is not None else ()
-    for name in names:  # an unknown splitter fails before any document is read
+    splitters = parse_splitters(args.splitters) if args.splitters is not None else ()
+    for name in splitters:  # an unknown splitter fails before any document is read
         splitter_config(config, name)
     ws = Workspace()
     old, new = _load(args.old, ws), _load(args.new, ws)
@@ -722,8 +722,8 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             )
         result["verdicts"] = verdicts
         result["verdict_changes"] = [v["id"] for v in verdicts if v["changed"]]
-    churn = churn_by_splitter(ws, old, new, config, names) if names else {}
-    if names:
+    churn = churn_by_splitter(ws, old, new, config, splitters) if splitters else {}
+    if splitters:
         result["churn"] = {name: c.to_json() for name, c in churn.items()}
     if args.json:
         out.write(json.dumps(result, ensure_ascii=False) + "\n")

@@ -606,7 +606,7 @@ class Workspace:
             ]
             vectors = np.stack(means) if means else np.zeros((0, dim), np.float32)
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-            vectors = vectors / np.where(norms > 0, norms, 1.0)
+            vectors = (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float32)
         return vectors
 
     # ------------------------------------------------------------------ answers

@@ -38,7 +38,9 @@ CHARS = Config().replace(unit="chars", size=1000, overlap=200)
 
 @pytest.mark.parametrize("config", [Config(), CHARS], ids=["tokens", "chars"])
 @pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
-def test_an_inserted_paragraph_is_an_avalanche_for_fixed_windows(path: Path, config: Config) -> None:
+def test_an_inserted_paragraph_is_an_avalanche_for_fixed_windows(
+    path: Path, config: Config
+) -> None:
     ws = Workspace()
     old = ws.load_path(path)
     new = ws.load(insert_near_top(old, PARAGRAPH).encode(), name="edited.md")
@@ -55,7 +57,9 @@ def test_an_inserted_paragraph_is_an_avalanche_for_fixed_windows(path: Path, con
         before = {embedded_text(x, heading_prefix=False) for x in ws.chunks(old, settings)}
         after = ws.chunks(new, settings)
         assert c.new_chunks == len(after)
-        assert c.reembedded == sum(embedded_text(x, heading_prefix=False) not in before for x in after)
+        assert c.reembedded == sum(
+            embedded_text(x, heading_prefix=False) not in before for x in after
+        )
         assert c.unchanged + c.reembedded == c.new_chunks
 
 
@@ -121,12 +125,21 @@ def test_cli_diff_splitters_json(tmp_path: Path, capsys: pytest.CaptureFixture[s
     ws = Workspace()
     expected = churn_by_splitter(ws, ws.load_path(old), ws.load_path(new), CHARS, ["semchunk"])
     assert result["churn"]["semchunk"] == expected["semchunk"].to_json()
+    # with a query set too (its questions are about another document: none is answered)
+    queries = tmp_path / "q.json"
+    queries.write_text(json.dumps([{"id": "q1", "doc": "other.md", "query": "x", "evidence": []}]))
+    both = [*args, "--splitters", "fixed", "--queries", str(queries), "--json", "--no-cache"]
+    assert cli.main(both) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert list(result["churn"]) == ["fixed"] and result["verdicts"] == []
     assert cli.main([*args, "--splitters", "fixed,structure", "--no-cache"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split()[:2] == ["fixed", f"{fixed['share']:.1%}"]
 
 
-def test_cli_diff_unknown_splitter_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_diff_unknown_splitter_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     old, new = _versions(tmp_path)
     assert cli.main(["diff", str(old), str(new), "--splitters", "fixed,nope", "--json"]) == 2
     captured = capsys.readouterr()

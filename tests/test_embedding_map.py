@@ -64,7 +64,9 @@ def test_pca_of_too_few_vectors() -> None:
 def test_sections_are_the_first_level_where_headings_differ() -> None:
     chunks = make_chunks("a b c d", [(0, 1), (2, 3), (4, 5), (6, 7)])
     paths = [(), ("Title",), ("Title", "One"), ("Title", "Two", "Deep")]
-    chunks = [c.__class__(**{**_fields(c), "heading_path": p}) for c, p in zip(chunks, paths)]
+    chunks = [
+        c.__class__(**{**_fields(c), "heading_path": p}) for c, p in zip(chunks, paths, strict=True)
+    ]
     assert sections_of(chunks) == [NO_SECTION, "Title", "One", "Two"]
     with pytest.raises(SettingsError):
         map_points(chunks, np.zeros((3, 2)))

@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.config import Config
-from explorer.retrieval.embedding_map import MapHit, MapPoint, EmbeddingMap
+from explorer.retrieval.embedding_map import EmbeddingMap, MapHit, MapPoint
 from explorer.workspace import Workspace
 from tests.conftest import REPO, SAMPLES
 from ui import embedding_map
@@ -50,8 +50,10 @@ def test_the_map_draws_a_point_per_chunk_and_lines_to_the_hits() -> None:
     assert not at.exception
     spec = map_spec(at)
     assert spec is not None
-    config = Config.from_json({k: at.session_state[k] for k in ("splitter", "unit", "size")}
-                               | {"overlap": at.session_state["overlap"]})  # fmt: skip
+    config = Config.from_json(
+        {k: at.session_state[k] for k in ("splitter", "unit", "size")}
+        | {"overlap": at.session_state["overlap"]}
+    )
     ws = Workspace()
     doc = ws.load_path(SAMPLES / FIRST)
     chunks = ws.chunks(doc, config)
@@ -59,15 +61,16 @@ def test_the_map_draws_a_point_per_chunk_and_lines_to_the_hits() -> None:
     assert sorted(points) == [c.index for c in chunks]
     by_name = {t["name"]: t for t in spec["data"]}
     question = at.session_state[query_keys(FIRST)[0]]
-    asked = ws.ask(doc, question, config=config, k=at.session_state["k"],
-                   budget=at.session_state["budget"])  # fmt: skip
+    asked = ws.ask(
+        doc, question, config=config, k=at.session_state["k"], budget=at.session_state["budget"]
+    )
     hits = by_name["hits"]
     assert hits["text"] == [f"#{h.rank}" for h in asked.hits]
     assert len(by_name["to its hits"]["x"]) == 3 * len(asked.hits)
     assert len(by_name["question"]["x"]) == 1
     # the hover names the chunk, its heading path and its cosine, escaped
     hover = " ".join(h for t in spec["data"] if "customdata" in t for h in t["hovertext"])
-    assert "cosine with the question" in hover and f"hit #1 (score" in hover
+    assert "cosine with the question" in hover and "hit #1 (score" in hover
     assert "of the variance" in spec["layout"]["xaxis"]["title"]["text"]
     # the selected chunk is ringed
     at.session_state["chunk"] = asked.hits[-1].index
@@ -96,8 +99,10 @@ def test_a_bm25_configuration_waits_for_embed_now() -> None:
     assert spec is not None
     ws = Workspace()
     doc = ws.load(text.encode(), name="prices.md")
-    config = Config.from_json({k: at.session_state[k] for k in ("splitter", "unit", "size")}
-                               | {"overlap": at.session_state["overlap"]})  # fmt: skip
+    config = Config.from_json(
+        {k: at.session_state[k] for k in ("splitter", "unit", "size")}
+        | {"overlap": at.session_state["overlap"]}
+    )
     points = [i for t in spec["data"] if "customdata" in t for i in t["customdata"]]
     assert sorted(points) == [c.index for c in ws.chunks(doc, config)]
 
@@ -106,8 +111,14 @@ def test_the_selection_handler_reads_streamlits_event() -> None:
     event = {
         "selection": {
             "points": [
-                {"curve_number": 2, "point_number": 1, "point_index": 1, "x": 0.1, "y": 0.2,
-                 "customdata": 7},  # fmt: skip
+                {
+                    "curve_number": 2,
+                    "point_number": 1,
+                    "point_index": 1,
+                    "x": 0.1,
+                    "y": 0.2,
+                    "customdata": 7,
+                },
             ],
             "point_indices": [1],
             "box": [],

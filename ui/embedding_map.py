@@ -92,9 +92,13 @@ def figure(made: EmbeddingMap, *, selected: int | None = None) -> Any:
                 ys += [qy, at[h.index].y, None]
             traces.append(
                 go.Scatter(
-                    x=xs, y=ys, mode="lines", name="to its hits", hoverinfo="skip",
+                    x=xs,
+                    y=ys,
+                    mode="lines",
+                    name="to its hits",
+                    hoverinfo="skip",
                     line={"color": LINE_COLOUR, "width": 1.5, "dash": "dot"},
-                )  # fmt: skip
+                )
             )
             traces.append(
                 go.Scatter(
@@ -104,29 +108,47 @@ def figure(made: EmbeddingMap, *, selected: int | None = None) -> Any:
                     name="hits",
                     text=[f"#{h.rank}" for h in made.hits],
                     textposition="top center",
-                    marker={"size": 17, "symbol": "circle-open", "color": HIT_COLOUR,
-                            "line": {"width": 2}},  # fmt: skip
+                    marker={
+                        "size": 17,
+                        "symbol": "circle-open",
+                        "color": HIT_COLOUR,
+                        "line": {"width": 2},
+                    },
                     hoverinfo="skip",
                 )
             )
         traces.append(
             go.Scatter(
-                x=[qx], y=[qy], mode="markers", name="question",
-                marker={"size": 18, "symbol": "star", "color": QUESTION_COLOUR,
-                        "line": {"width": 1, "color": "white"}},  # fmt: skip
+                x=[qx],
+                y=[qy],
+                mode="markers",
+                name="question",
+                marker={
+                    "size": 18,
+                    "symbol": "star",
+                    "color": QUESTION_COLOUR,
+                    "line": {"width": 1, "color": "white"},
+                },
                 hovertext=[f"<b>question</b><br>{plot_text(made.question or '')}"],
                 hoverinfo="text",
-            )  # fmt: skip
+            )
         )
     if selected is not None and selected in at:
         p = at[selected]
         traces.append(
             go.Scatter(
-                x=[p.x], y=[p.y], mode="markers", name=f"chunk {selected} (selected)",
-                marker={"size": 24, "symbol": "circle-open", "color": SELECTED_COLOUR,
-                        "line": {"width": 3}},  # fmt: skip
+                x=[p.x],
+                y=[p.y],
+                mode="markers",
+                name=f"chunk {selected} (selected)",
+                marker={
+                    "size": 24,
+                    "symbol": "circle-open",
+                    "color": SELECTED_COLOUR,
+                    "line": {"width": 3},
+                },
                 hoverinfo="skip",
-            )  # fmt: skip
+            )
         )
     e1, e2 = made.explained
     return go.Figure(

@@ -85,8 +85,8 @@ def pca(vectors: npt.ArrayLike) -> Projection:
 
 @dataclass(frozen=True, slots=True)
 class MapPoint:
-    """A chunk on the map: its index, coordinates, ``section`` (:func:`sections_of`), heading path, the
-    cosine of its vector with the question's, and the start of its text."""
+    """A chunk on the map: its index, coordinates, ``section`` (:func:`sections_of`), heading
+    path, the cosine of its vector with the question's, and the start of its text."""
 
     index: int
     x: float
