@@ -34,7 +34,16 @@ from explorer.export import manifest, records, to_jsonl
 from explorer.progress import Progress, quiet
 from explorer.repair import suggest_repair
 from explorer.workspace import Chunking, Pending, Workspace
-from ui import charts, chunk_view, embedding_map, evaluate_view, frame, settings, widgets
+from ui import (
+    charts,
+    chunk_view,
+    churn_view,
+    embedding_map,
+    evaluate_view,
+    frame,
+    settings,
+    widgets,
+)
 from ui.answers import (
     DEMO,
     candidate_rows,
@@ -825,6 +834,7 @@ def draw_versions(changes: ChunkDiff, old_doc: Document, old_chunks: Sequence[Ch
     from ui.highlights import change_legend_html
 
     st.html(change_legend_html())
+    churn_view.draw(ws, old_doc, doc, config, label=label)
     if changes.removed:
         with st.expander(f"The {len(changes.removed):,} removed chunks (from {md_text(label)})"):
             for ref in changes.removed:

@@ -76,3 +76,43 @@ def test_switching_documents_ends_the_comparison() -> None:
     assert not at.exception
     assert at.session_state["version"] is None
     assert not any(s.value.startswith("What changed") for s in at.subheader)
+
+
+def test_the_comparison_shows_the_churn_of_each_splitter() -> None:
+    """A paragraph inserted near the top: the churn table re-embeds more of fixed windows than
+    of the structure splitter, with the library's figures for each splitter chosen."""
+    from explorer.chunking.churn import churn_by_splitter, insert_near_top
+    from explorer.workspace import Workspace
+
+    path = SAMPLES / "writing-guide.md"
+    ws = Workspace()
+    old = ws.load_path(path)
+    paragraph = "This guide was revised: two sections moved and one definition was added."
+    new_text = insert_near_top(old, paragraph)
+    settings = {**SETTINGS, "size": 256, "overlap": 64}
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.session_state["retriever"] = "bm25"
+    for key, value in settings.items():
+        at.session_state[key] = value
+    at.session_state["churn_splitters"] = ["fixed", "structure", "langchain-recursive"]
+    at.run()
+    at.file_uploader(key="upload").set_value(
+        ("writing-guide-v2.md", new_text.encode(), "text/markdown")
+    ).run()
+    for key, value in settings.items():  # an upload opens on the recommended configuration
+        at.session_state[key] = value
+    at.file_uploader(key="version_upload").set_value(
+        ("writing-guide.md", path.read_bytes(), "text/markdown")
+    ).run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = next(d.value for d in at.dataframe if "re-embedded" in d.value.columns)
+    assert list(table["splitter"]) == ["fixed", "structure", "langchain-recursive"]
+    new = ws.load(new_text.encode(), name="writing-guide-v2.md")
+    config = Config().replace(**settings)
+    want = churn_by_splitter(ws, old, new, config, list(table["splitter"]))
+    for _, row in table.iterrows():
+        c = want[row["splitter"]]
+        assert (row["new chunks"], row["re-embedded"]) == (c.new_chunks, c.reembedded)
+        assert row["share"] == round(100 * c.share, 1)
+    share = dict(zip(table["splitter"], table["share"], strict=True))
+    assert share["fixed"] > share["structure"]
