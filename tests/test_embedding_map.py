@@ -146,3 +146,15 @@ def test_cli_map_bad_k_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["map", str(GUIDE), "--question", QUESTION, "--k", "0"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: --k must be at least 1")
+
+
+def test_pca_gives_the_same_axes_through_either_matrix() -> None:
+    """More vectors than dimensions go through the scatter matrix, fewer through the vectors:
+    the same data, padded with zero dimensions to take the other route, gives the same axes."""
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(8, 5)) * np.array([4.0, 2.0, 1.0, 0.5, 0.1])
+    wide = np.hstack([vectors, np.zeros((8, 6))])  # 8 vectors of 11 dimensions: the SVD route
+    tall, through = pca(vectors), pca(wide)
+    np.testing.assert_allclose(through.axes[:, :5], tall.axes, atol=1e-9)
+    assert through.explained == pytest.approx(tall.explained)
+    np.testing.assert_allclose(through.project(wide), tall.project(vectors), atol=1e-9)

@@ -58,10 +58,12 @@ class Projection:
 
 
 def pca(vectors: npt.ArrayLike) -> Projection:
-    """The first two principal axes of ``vectors`` (n × d), by SVD of the centred vectors. Each
-    axis points so that its largest component (by absolute value) is positive, so the same
-    vectors give the same picture whatever the SVD's signs. Fewer than three vectors leave an
-    axis (or both) at zero."""
+    """The first two principal axes of ``vectors`` (n × d), by numpy's SVD of the centred
+    vectors, or of their d × d scatter matrix when there are more vectors than dimensions (the
+    same axes and the squared singular values, from a much smaller matrix). Each axis points so
+    that its largest component (by absolute value) is positive, so the same vectors give the
+    same picture whatever the SVD's signs. Fewer than three distinct vectors leave an axis (or
+    both) at zero."""
     import numpy as np
 
     v = np.asarray(vectors, dtype=np.float64)
@@ -69,13 +71,16 @@ def pca(vectors: npt.ArrayLike) -> Projection:
         raise SettingsError("a map needs at least one vector (n × d)")
     mean = v.mean(axis=0)
     centred = v - mean
-    _, s, vt = np.linalg.svd(centred, full_matrices=False)
+    if centred.shape[0] > centred.shape[1]:
+        _, var, vt = np.linalg.svd(centred.T @ centred, hermitian=True)
+    else:
+        _, s, vt = np.linalg.svd(centred, full_matrices=False)
+        var = s**2
     axes = np.zeros((2, v.shape[1]))
-    var = s**2
     total = float(var.sum())
     explained = [0.0, 0.0]
-    for i in range(min(2, len(s))):
-        if s[i] <= 1e-12 * max(float(s[0]), 1.0):
+    for i in range(min(2, len(var))):
+        if var[i] <= 1e-20 * max(float(var[0]), 1.0):
             break
         axis = vt[i]
         axes[i] = axis if axis[np.argmax(np.abs(axis))] > 0 else -axis
