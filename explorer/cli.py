@@ -1,4 +1,5 @@
-"""Command line: ``python -m explorer text|chunk|audit|query|eval|sweep|ab|diff|cache|lessons``.
+"""Command line: ``python -m explorer COMMAND`` (text, chunk, audit, query, eval, sweep, ab, diff,
+cache, lessons, index).
 
 Every command that chunks or answers takes the same configuration options, each defaulting to
 the recommended configuration (:class:`explorer.config.Config`); ``query`` and ``eval`` print the
@@ -22,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from explorer import cli_index
 from explorer.answer import DEFAULT_K
 from explorer.chunking.adapters import LIBRARY_SPLITTERS
 from explorer.chunking.edits import Edits, describe, edits_for, edits_json, load_edits
@@ -289,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     lessons.add_argument("--lessons", default=None, help="the lessons folder (default: bundled)")
     lessons.add_argument("--docs", default=None, help="their documents (default: the samples)")
     lessons.add_argument("--json", action="store_true", help="check: print one JSON object")
+    cli_index.add_parser(sub, _config_options)
     return parser
 
 
@@ -837,6 +840,8 @@ def _run_configured(args: argparse.Namespace, config: Config, out: TextIO) -> in
         return 0
     if args.command == "diff":
         return run_diff(args, config, out)
+    if args.command == "index":
+        return cli_index.run_index(args, config, out)
     if args.command == "audit":
         return run_audit(args, config, out)
     ws = Workspace()

@@ -327,6 +327,25 @@ class Embedder:
         return row
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity, else the machine's count)."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(os.cpu_count() or 1, 1)
+
+
+def use_all_cores() -> int:
+    """Let the model's matrix products run on every core this process may use (torch's own
+    default can be fewer); returns how many threads it now uses."""
+    import torch
+
+    n = cores()
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
+    return int(torch.get_num_threads())
+
+
 def load_model(name: str = BUNDLED) -> Any:
     """Load a sentence-transformers model once per process, offline, on the CPU."""
     return _load_model(name or BUNDLED)
