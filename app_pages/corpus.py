@@ -195,7 +195,7 @@ for name, doc in folder_docs.items():
     docs[name] = doc
 
 if skipped:
-    with st.expander(f"{len(skipped)} files left out", expanded=True):
+    with st.expander(f"{n_of(len(skipped), 'file')} left out", expanded=True):
         for reason in skipped:
             st.markdown(f"- {md_text(reason)}")
 if not docs:

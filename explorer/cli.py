@@ -47,6 +47,7 @@ from explorer.evaluation.coverage import (
 from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map, retrieval_map_json
 from explorer.export import chunk_record, manifest, records
+from explorer.progress import timed
 from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
 from explorer.workspace import Workspace
 
@@ -440,7 +441,7 @@ def run_corpus_query(args: argparse.Namespace, config: Config, question: str) ->
 
 def _progress(fraction: float, message: str) -> None:
     if sys.stderr.isatty():
-        print(f"\r{fraction:4.0%} {message[:60]:60s}", end="", file=sys.stderr, flush=True)
+        print(f"\r{fraction:4.0%} {message[:100]:100s}", end="", file=sys.stderr, flush=True)
         if fraction >= 1:
             print(file=sys.stderr)
 
@@ -578,7 +579,7 @@ def run_eval(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             config,
             ks=args.k,
             budgets=args.budget,
-            progress=_progress,
+            progress=timed(_progress),
             scope=args.scope,
             edits=edits,
         )
@@ -613,7 +614,7 @@ def run_sweep(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     with _embedding_count(config):
         reports = sweep(
             queries, workspace, config, sizes=args.sizes, overlaps=args.overlaps, ks=args.k,
-            budgets=args.budget, progress=_progress, scope=args.scope,
+            budgets=args.budget, progress=timed(_progress), scope=args.scope,
         )  # fmt: skip
     rows = [summary_row(r) for r in reports]
     if args.json:
@@ -635,9 +636,15 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
     queries = load_queries(args.queries)
     edits = _query_edits(args, queries)
     workspace = Workspace(Path(args.docs))
-    ra = evaluate(queries, workspace, a, ks=args.k, budgets=args.budget, progress=_progress)
+    ra = evaluate(queries, workspace, a, ks=args.k, budgets=args.budget, progress=timed(_progress))
     rb = evaluate(
-        queries, workspace, b, ks=args.k, budgets=args.budget, progress=_progress, edits=edits
+        queries,
+        workspace,
+        b,
+        ks=args.k,
+        budgets=args.budget,
+        progress=timed(_progress),
+        edits=edits,
     )
     comparisons = paired(ra, rb)
     result = {

@@ -74,3 +74,25 @@ class Rate:
             shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:,.1f}"
             text += f" · {shown} a second · about {duration(left)} left"
         return text
+
+
+def time_left(fraction: float, elapsed: float) -> float | None:
+    """Seconds still to go when ``fraction`` of a run took ``elapsed`` seconds, at the same pace
+    (None at the very start, when the pace says nothing yet, and at the end)."""
+    if fraction <= 0.02 or fraction >= 1.0 or elapsed < 1.0:
+        return None
+    return elapsed * (1.0 - fraction) / fraction
+
+
+def timed(progress: Progress, *, clock: Callable[[], float] = time.monotonic) -> Progress:
+    """``progress`` with the time left (:func:`time_left`) added to each message that does not
+    give its own: the bar of an A/B, a sweep or a query set says how long it has to go."""
+    started = clock()
+
+    def inner(fraction: float, message: str) -> None:
+        left = time_left(fraction, clock() - started)
+        if left is not None and not message.endswith(" left"):
+            message = f"{message} · about {duration(left)} left"
+        progress(fraction, message)
+
+    return inner

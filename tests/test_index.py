@@ -210,3 +210,24 @@ def test_cli_index_of_a_missing_folder(tmp_path: Path) -> None:
     res = run_cli("index", str(tmp_path / "nowhere"))
     assert res.returncode == 2 and res.stderr.strip().startswith("error:")
     assert "not a folder" in res.stderr
+
+
+def test_timed_adds_the_time_left_where_a_message_has_none() -> None:
+    """The app's bars (A/B, sweep, query set, uploads) and the CLI's eval/sweep/ab progress."""
+    from explorer.progress import time_left, timed
+
+    now = [0.0]
+    seen: list[tuple[float, str]] = []
+    progress = timed(lambda f, m: seen.append((f, m)), clock=lambda: now[0])
+    progress(0.0, "query q1")
+    now[0] = 20.0
+    progress(0.25, "query q9")
+    progress(0.5, "embedding: 10 of 20 passages · 2 a second · about 5 s left")
+    progress(1.0, "done")
+    assert seen == [
+        (0.0, "query q1"),  # no pace yet: no estimate
+        (0.25, "query q9 · about 60 s left"),
+        (0.5, "embedding: 10 of 20 passages · 2 a second · about 5 s left"),  # its own
+        (1.0, "done"),
+    ]
+    assert time_left(0.5, 0.5) is None and time_left(0.1, 10.0) == pytest.approx(90.0)
