@@ -75,4 +75,6 @@ def test_three_files_uploaded_one_bad_and_a_question_over_them(page: Any, tmp_pa
     body = page.inner_text("body")
     assert "warranty.md · 1 hit" in body or "warranty.md · 2 hits" in body, body[:3000]
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=ARTIFACTS / f"corpus-upload-{page.width}.png", full_page=True)
+    page.screenshot(path=ARTIFACTS / f"corpus-upload-{page.width}.png")
+    page.get_by_text("warranty.md ·").first.scroll_into_view_if_needed()
+    page.screenshot(path=ARTIFACTS / f"corpus-upload-answer-{page.width}.png")

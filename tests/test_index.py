@@ -231,3 +231,19 @@ def test_timed_adds_the_time_left_where_a_message_has_none() -> None:
         (1.0, "done"),
     ]
     assert time_left(0.5, 0.5) is None and time_left(0.1, 10.0) == pytest.approx(90.0)
+
+
+def test_the_embedder_keeps_rows_of_what_it_returns_not_second_copies(tmp_path: Path) -> None:
+    """One copy of each vector: the cache's entries are rows of the array a document holds
+    (read-only, so neither can change the other), whether embedded or read from the store."""
+    import numpy as np
+
+    texts = [f"passage number {i}" for i in range(40)]
+    with Store(tmp_path / "cache") as store:
+        for _ in range(2):  # embedded by the model, then read back from the store
+            emb = Embedder(MODEL, store=store)
+            emb._model = CountingModel()
+            out = emb.embed([*texts, texts[0]])
+            assert not out.flags.writeable
+            assert all(np.shares_memory(emb._cache[t], out) for t in texts)
+            assert np.array_equal(emb.embed(texts[:3]), out[:3])

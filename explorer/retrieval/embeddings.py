@@ -245,7 +245,11 @@ class Embedder:
                 "different model saved under this name?); empty it with "
                 "`python -m explorer cache --clear`"
             ) from None
+        out.setflags(write=False)  # shared below: nobody may change a vector in place
         with self._lock:
+            for i, t in enumerate(texts):  # the cache keeps rows of ``out``, not copies of them
+                if self._cache.get(t) is rows[t]:
+                    self._cache[t] = out[i]
             self._evict()
         return out
 
