@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from explorer.config import Config
 from explorer.errors import DocumentError
-from explorer.progress import Progress
+from explorer.progress import Progress, timed
 from explorer.workspace import Indexed, Workspace
 
 EVERY = 5.0
@@ -79,7 +79,7 @@ def run_index(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         print(f"skipped: {s.reason}", file=sys.stderr)
     if not names:
         raise DocumentError(f"no file in {args.dir} could be used as a document (see above)")
-    done = ws.index(names, config, stderr_progress(), questions=questions)
+    done = ws.index(names, config, timed(stderr_progress()), questions=questions)
     if args.json:
         result = {**done.to_json(), "config": config.to_json()}
         result["skipped"] = len(ws.skipped)

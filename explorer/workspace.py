@@ -686,10 +686,9 @@ class Workspace:
             rate = Rate(len(todo))
 
             def embedding(fraction: float, _message: str) -> None:
-                note = rate.note(round(fraction * len(todo)), what)
-                if already:
-                    note += f" ({already:,} stored already)"
-                progress(chunk_share + (1 - chunk_share) * fraction, f"embedding {note}")
+                stored = f"({already:,} stored already) " if already else ""
+                note = f"embedding {stored}{rate.note(round(fraction * len(todo)), what)}"
+                progress(chunk_share + (1 - chunk_share) * fraction, note)
 
             emb.embed(todo, progress=embedding)
             embedding_seconds = rate.elapsed()
