@@ -30,10 +30,10 @@ from explorer.evaluation.coverage import evaluate
 from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map
 from explorer.workspace import Pending
-from ui import corpus_view, frame, render, render_markdown, widgets
+from ui import corpus_uploads, corpus_view, frame, render, render_markdown, widgets
 from ui.answers import evidence_phrases, first_words, n_of
 from ui.document_view import highlights_key
-from ui.places import allowed_folder
+from ui.places import allowed_folder, named_folders
 from ui.safe import md_escape, md_text
 from ui.settings import BUDGET_HELP, BUDGETS, TOP_K_MAX, budget_label, describe_config
 from ui.sources import UPLOAD_TYPES, remember, sample_paths
@@ -48,8 +48,7 @@ EVAL_DOCS = {
     for p in sorted(EVAL_DOCS_DIR.iterdir() if EVAL_DOCS_DIR.is_dir() else [])
     if p.suffix.lower() in SUPPORTED_SUFFIXES
 }
-KEEP_UPLOADS = 50
-"""Documents uploaded to the corpus that a session keeps."""
+UPLOAD_LIMIT_MB = int(st.get_option("server.maxUploadSize"))
 
 # --------------------------------------------------------------------------- cached work
 
@@ -71,27 +70,23 @@ def document_html(
 
 state.setdefault("cp_uploads", {})  # name -> (file name, sha256, bytes)
 state.setdefault("cp_upload_errors", [])
+state.setdefault("cp_to_read", {})  # name -> bytes: uploads taken and not read yet
 state.setdefault("cp_map", None)
 
 
 def on_upload() -> None:
-    """Add every uploaded file that reads; list the others, each with its reason."""
-    errors = []
-    for file in state.cp_upload or []:
-        data = file.getvalue()
-        try:
-            ws.load(data, name=file.name)
-        except ExplorerError as exc:
-            errors.append(str(exc))
-            continue
-        except Exception as exc:  # a bug in a reader: still one clear line, no traceback
-            errors.append(f"{file.name}: could not be read ({type(exc).__name__}: {exc})")
-            continue
-        entry = (file.name, frame.content_sha(data), data)
-        remember(state.cp_uploads, file.name, entry, keep=KEEP_UPLOADS)
-        if file.name not in state.cp_uploaded:
-            state.cp_uploaded = [*state.cp_uploaded, file.name]
-    state.cp_upload_errors = errors
+    """Take the uploaded files within the limits (read on this run, under a bar); list the
+    others, each with its reason."""
+    fresh, refused = corpus_uploads.take(
+        corpus_uploads.uploaded_files(state), state.cp_uploads, limit_mb=UPLOAD_LIMIT_MB
+    )
+    state.cp_to_read = {**state.cp_to_read, **fresh}
+    state.cp_upload_errors = refused
+
+
+def uploaded(name: str) -> None:
+    if name not in state.cp_uploaded:
+        state.cp_uploaded = [*state.cp_uploaded, name]
 
 
 def open_hit(view: Any, entry: tuple[str, str, bytes] | None) -> None:
@@ -118,13 +113,12 @@ with frame.page_slot():
         key="cp_eval_docs",
         help="The documents the bundled query sets ask about (public documents and samples).",
     )
-    st.file_uploader(
-        "Upload PDF, Markdown or text files",
-        type=list(UPLOAD_TYPES),
-        accept_multiple_files=True,
-        key="cp_upload",
-        on_change=on_upload,
-    )
+    corpus_uploads.uploaders(on_upload, UPLOAD_TYPES)
+    if state.cp_to_read:
+        state.cp_upload_errors = [
+            *state.cp_upload_errors,
+            *corpus_uploads.read_pending(ws, state.cp_to_read, state.cp_uploads, on_read=uploaded),
+        ]
     if state.cp_uploads:
         state.cp_uploaded = [n for n in state.cp_uploaded if n in state.cp_uploads]
         st.multiselect(
@@ -133,13 +127,14 @@ with frame.page_slot():
             key="cp_uploaded",
             help="Files uploaded in this session; take one out of the corpus here.",
         )
-    st.text_input(
-        "Folder on this machine",
-        key="cp_folder",
-        placeholder="/path/to/docs",
-        help="Every PDF, Markdown and text file in it (not the folders inside). Also: "
-        "`streamlit run app.py -- --docs FOLDER`.",
-    )
+    if named_folders():  # only where the person running the app named folders it may read
+        st.text_input(
+            "Folder on this machine",
+            key="cp_folder",
+            placeholder=str(named_folders()[0]),
+            help="Every PDF, Markdown and text file in it (not the folders inside), inside the "
+            "folders the app was started with (`--docs FOLDER` or CHUNK_EXPLORER_DOCS).",
+        )
 
 raw: dict[str, tuple[str, str, bytes]] = {}  # name -> (file name, sha256, bytes)
 for name in state.cp_samples:
@@ -156,7 +151,7 @@ for name in state.cp_uploaded:
 skipped: list[str] = list(state.cp_upload_errors)
 folder_docs: dict[str, Document] = {}
 folder_paths: dict[str, Path] = {}
-if state.cp_folder.strip():
+if named_folders() and state.get("cp_folder", "").strip():
     loaded: Loaded | None = None
     try:
         folder = allowed_folder(state.cp_folder)
@@ -200,7 +195,7 @@ for name, doc in folder_docs.items():
     docs[name] = doc
 
 if skipped:
-    with st.expander(f"{len(skipped)} files left out", expanded=True):
+    with st.expander(f"{n_of(len(skipped), 'file')} left out", expanded=True):
         for reason in skipped:
             st.markdown(f"- {md_text(reason)}")
 if not docs:

@@ -1,4 +1,5 @@
-"""Command line: ``python -m explorer text|chunk|audit|query|eval|sweep|ab|diff|map|cache|lessons``.
+"""Command line: ``python -m explorer COMMAND`` (text, chunk, audit, query, eval, sweep, ab, diff,
+map, cache, lessons, index).
 
 Every command that chunks or answers takes the same configuration options, each defaulting to
 the recommended configuration (:class:`explorer.config.Config`); ``query`` and ``eval`` print the
@@ -22,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from explorer import cli_index
 from explorer.answer import DEFAULT_K
 from explorer.chunking.adapters import LIBRARY_SPLITTERS
 from explorer.chunking.edits import Edits, describe, edits_for, edits_json, load_edits
@@ -45,6 +47,7 @@ from explorer.evaluation.coverage import (
 from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map, retrieval_map_json
 from explorer.export import chunk_record, manifest, records
+from explorer.progress import timed
 from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
 from explorer.workspace import Workspace
 
@@ -309,6 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     lessons.add_argument("--lessons", default=None, help="the lessons folder (default: bundled)")
     lessons.add_argument("--docs", default=None, help="their documents (default: the samples)")
     lessons.add_argument("--json", action="store_true", help="check: print one JSON object")
+    cli_index.add_parser(sub, _config_options)
     return parser
 
 
@@ -457,7 +461,7 @@ def run_corpus_query(args: argparse.Namespace, config: Config, question: str) ->
 
 def _progress(fraction: float, message: str) -> None:
     if sys.stderr.isatty():
-        print(f"\r{fraction:4.0%} {message[:60]:60s}", end="", file=sys.stderr, flush=True)
+        print(f"\r{fraction:4.0%} {message[:100]:100s}", end="", file=sys.stderr, flush=True)
         if fraction >= 1:
             print(file=sys.stderr)
 
@@ -595,7 +599,7 @@ def run_eval(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             config,
             ks=args.k,
             budgets=args.budget,
-            progress=_progress,
+            progress=timed(_progress),
             scope=args.scope,
             edits=edits,
         )
@@ -630,7 +634,7 @@ def run_sweep(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     with _embedding_count(config):
         reports = sweep(
             queries, workspace, config, sizes=args.sizes, overlaps=args.overlaps, ks=args.k,
-            budgets=args.budget, progress=_progress, scope=args.scope,
+            budgets=args.budget, progress=timed(_progress), scope=args.scope,
         )  # fmt: skip
     rows = [summary_row(r) for r in reports]
     if args.json:
@@ -652,9 +656,15 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
     queries = load_queries(args.queries)
     edits = _query_edits(args, queries)
     workspace = Workspace(Path(args.docs))
-    ra = evaluate(queries, workspace, a, ks=args.k, budgets=args.budget, progress=_progress)
+    ra = evaluate(queries, workspace, a, ks=args.k, budgets=args.budget, progress=timed(_progress))
     rb = evaluate(
-        queries, workspace, b, ks=args.k, budgets=args.budget, progress=_progress, edits=edits
+        queries,
+        workspace,
+        b,
+        ks=args.k,
+        budgets=args.budget,
+        progress=timed(_progress),
+        edits=edits,
     )
     comparisons = paired(ra, rb)
     result = {
@@ -888,6 +898,8 @@ def _run_configured(args: argparse.Namespace, config: Config, out: TextIO) -> in
         return 0
     if args.command == "diff":
         return run_diff(args, config, out)
+    if args.command == "index":
+        return cli_index.run_index(args, config, out)
     if args.command == "audit":
         return run_audit(args, config, out)
     if args.command == "map":

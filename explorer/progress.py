@@ -1,7 +1,8 @@
-"""The one progress callback every long step takes."""
+"""The one progress callback every long step takes, and the one estimate of the time left."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 Progress = Callable[[float, str], None]
@@ -18,5 +19,80 @@ def scaled(progress: Progress, start: float, end: float, prefix: str = "") -> Pr
     def inner(fraction: float, message: str) -> None:
         share = start + (end - start) * min(max(fraction, 0.0), 1.0)
         progress(share, f"{prefix}{message}")
+
+    return inner
+
+
+def duration(seconds: float) -> str:
+    """A time span as a person reads it: ``"40 s"``, ``"12 min"``, ``"1.4 h"``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+class Rate:
+    """Counts of a run of ``total`` items with the rate so far and an estimate of the time left
+    (from the items done since the run started; none before the first is done)::
+
+        rate = Rate(1200)
+        ...
+        progress(rate.fraction(done), f"embedding: {rate.note(done, 'passages')}")
+        # "embedding: 300 of 1,200 passages · 70 a second · about 13 s left"
+    """
+
+    def __init__(self, total: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.total = max(int(total), 0)
+        self.clock = clock
+        self.started = clock()
+
+    def elapsed(self) -> float:
+        return max(self.clock() - self.started, 0.0)
+
+    def per_second(self, done: int) -> float:
+        """Items a second so far (0.0 before any is done)."""
+        return done / max(self.elapsed(), 1e-6) if done > 0 else 0.0
+
+    def left(self, done: int) -> float | None:
+        """Seconds still to go at the rate so far (None before the first item, or when done)."""
+        rate = self.per_second(done)
+        if rate <= 0 or done >= self.total:
+            return None
+        return (self.total - done) / rate
+
+    def fraction(self, done: int) -> float:
+        return min(done / self.total, 1.0) if self.total else 1.0
+
+    def note(self, done: int, what: str = "") -> str:
+        """``"300 of 1,200 passages · 70 a second · about 13 s left"`` (the rate and the time
+        left once one item is done and while some are still to do)."""
+        text = f"{done:,} of {self.total:,}" + (f" {what}" if what else "")
+        left = self.left(done)
+        if left is not None:
+            rate = self.per_second(done)
+            shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:,.1f}"
+            text += f" · {shown} a second · about {duration(left)} left"
+        return text
+
+
+def time_left(fraction: float, elapsed: float) -> float | None:
+    """Seconds still to go when ``fraction`` of a run took ``elapsed`` seconds, at the same pace
+    (None at the very start, when the pace says nothing yet, and at the end)."""
+    if fraction <= 0.02 or fraction >= 1.0 or elapsed < 1.0:
+        return None
+    return elapsed * (1.0 - fraction) / fraction
+
+
+def timed(progress: Progress, *, clock: Callable[[], float] = time.monotonic) -> Progress:
+    """``progress`` with the time left (:func:`time_left`) added to each message that does not
+    give its own: the bar of an A/B, a sweep or a query set says how long it has to go."""
+    started = clock()
+
+    def inner(fraction: float, message: str) -> None:
+        left = time_left(fraction, clock() - started)
+        if left is not None and not message.endswith(" left"):
+            message = f"{message} · about {duration(left)} left"
+        progress(fraction, message)
 
     return inner

@@ -44,7 +44,7 @@ from explorer.documents.folder import Loaded, Skipped, load_folder, load_paths
 from explorer.documents.load import load_document
 from explorer.documents.model import Document, document_name, sha256_of
 from explorer.errors import EditError, QuerySetError, SettingsError
-from explorer.progress import Progress, quiet, scaled
+from explorer.progress import Progress, Rate, quiet, scaled
 from explorer.retrieval.context import Span
 from explorer.retrieval.retriever import Retriever
 
@@ -114,6 +114,49 @@ class Pending:
     def ready(self) -> bool:
         """Nothing to embed and no model to load: answering takes milliseconds."""
         return not self.texts and not self.load_model
+
+
+@dataclass(frozen=True)
+class Indexed:
+    """What :meth:`Workspace.index` did: the documents and chunks it covered, the distinct texts
+    whose vectors the lasting index now holds for them, how many it embedded and how many were
+    there already, and how long it took."""
+
+    documents: int
+    chunks: int
+    texts: int
+    """Distinct texts to keep (passages or chunk texts, and the questions given)."""
+    what: str
+    embedded: int
+    already: int
+    """Texts whose vectors were stored (or in memory) before the run."""
+    seconds: float
+    """The whole run: reading, chunking, loading the model, embedding."""
+    embedding_seconds: float
+    """The embedding alone (what :attr:`rate` divides by)."""
+    threads: int
+    """Threads the model ran on (0: nothing was embedded)."""
+
+    @property
+    def rate(self) -> float:
+        """Texts embedded a second (0.0 when none was)."""
+        if not self.embedded or self.embedding_seconds <= 0:
+            return 0.0
+        return self.embedded / self.embedding_seconds
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "documents": self.documents,
+            "chunks": self.chunks,
+            "texts": self.texts,
+            "what": self.what,
+            "embedded": self.embedded,
+            "already_stored": self.already,
+            "seconds": round(self.seconds, 3),
+            "embedding_seconds": round(self.embedding_seconds, 3),
+            "rate_per_second": round(self.rate, 1),
+            "threads": self.threads,
+        }
 
 
 @dataclass(frozen=True)
@@ -546,8 +589,7 @@ class Workspace:
         if pending.load_model:  # all stored: the model is not even loaded
             progress(chunk_share, MODEL_NOTE)
             emb.model  # noqa: B018 - load it now, under its own message
-        started, done = time.monotonic(), 0
-        total = max(pending.texts, 1)
+        rate, done = Rate(pending.texts), 0
         for name in names:
             label = name if isinstance(name, str) else name.name
             index = self.retriever(name, config, edits=edits.get(label, ())).index
@@ -562,12 +604,8 @@ class Workspace:
                 label: str = label,
             ) -> None:
                 now = before + round(fraction * todo)
-                rate = now / max(time.monotonic() - started, 1e-6)
-                note = f"embedding {label}: {now:,} of {pending.texts:,} {pending.what}"
-                if 0 < now < pending.texts and rate > 0:
-                    left = (pending.texts - now) / rate
-                    note += f" · {rate:,.0f} a second · about {_duration(left)} left"
-                progress(chunk_share + (1 - chunk_share) * min(now / total, 1.0), note)
+                note = f"embedding {label}: {rate.note(now, pending.what)}"
+                progress(chunk_share + (1 - chunk_share) * rate.fraction(now), note)
 
             index.vectors(progress=embedding if todo else None)
             done += todo
@@ -608,6 +646,98 @@ class Workspace:
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)
             vectors = (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float32)
         return vectors
+
+    def index(
+        self,
+        names: Sequence[str | Document],
+        config: Config,
+        progress: Progress = quiet,
+        *,
+        questions: Sequence[str] = (),
+    ) -> Indexed:
+        """Fill the lasting index ahead of time: chunk every named document under ``config`` and
+        embed, on every core, each passage or chunk text (and each of ``questions``) the index
+        does not hold yet, so that answering from them later embeds nothing.
+
+        Vectors are written to the index batch by batch as the model finishes them: a run
+        stopped part way (Ctrl-C is a ``KeyboardInterrupt``, which ``progress`` may raise too)
+        keeps what it wrote, and the next run embeds only the rest. Raises
+        :class:`~explorer.errors.SettingsError` for a configuration with nothing to embed, and
+        :class:`~explorer.errors.EmbeddingError` when there is no lasting index, or when the
+        vectors would not fit its cap (it would drop some to make room)."""
+        from explorer.errors import EmbeddingError
+        from explorer.retrieval.store import ROW_OVERHEAD
+
+        if not config.needs_model:
+            raise SettingsError(
+                "this configuration ranks with BM25 only (retriever=bm25): there is nothing to "
+                "embed; give --retriever hybrid or dense"
+            )
+        emb = self.embedder(config.model)
+        if emb.store is None:
+            raise EmbeddingError(
+                "the lasting embedding index is turned off (--no-cache or "
+                "CHUNK_EXPLORER_CACHE=off), so indexing would keep nothing; give --cache-dir DIR"
+            )
+        started = time.monotonic()
+        what = "passages" if config.dense == "passages" else "chunk texts"
+        dense = config.retriever != "bm25"
+        chunk_share = 0.1 if dense else 1.0
+        chunks = 0
+        texts: dict[str, None] = {}
+        for n, name in enumerate(names):
+            label = name if isinstance(name, str) else name.name
+            progress(
+                chunk_share * n / max(len(names), 1),
+                f"chunking {label} ({n + 1:,} of {len(names):,} documents)",
+            )
+            chunks += len(
+                self.chunks(
+                    name, config, progress=scaled(progress, 0.0, chunk_share, "sentence groups: ")
+                )
+            )
+            if dense:
+                texts.update(dict.fromkeys(self.retriever(name, config).index.dense_texts))
+        texts.update(dict.fromkeys(q for q in questions if q))
+        emb.prefetch(list(texts))
+        todo = [t for t in texts if not emb.cached(t)]
+        already = len(texts) - len(todo)
+        threads, embedding_seconds = 0, 0.0
+        if todo:
+            store = emb.store
+            progress(chunk_share, MODEL_NOTE if not emb.loaded else f"embedding {len(todo):,}")
+            from explorer.retrieval.embeddings import use_all_cores
+
+            threads = use_all_cores()
+            need = len(texts) * (4 * emb.dimension + ROW_OVERHEAD)
+            if store is not None and need > store.max_bytes:
+                raise EmbeddingError(
+                    f"these {len(texts):,} vectors need about {need / 1e6:,.0f} MB, over the "
+                    f"lasting index's cap of {store.max_bytes / 1e6:,.0f} MB: it would drop some "
+                    "to make room; raise the cap with CHUNK_EXPLORER_CACHE_MB="
+                    f"{need * 1.2 / 1e6:,.0f}"
+                )
+            rate = Rate(len(todo))
+
+            def embedding(fraction: float, _message: str) -> None:
+                stored = f"({already:,} stored already) " if already else ""
+                note = f"embedding {stored}{rate.note(round(fraction * len(todo)), what)}"
+                progress(chunk_share + (1 - chunk_share) * fraction, note)
+
+            emb.embed(todo, progress=embedding)
+            embedding_seconds = rate.elapsed()
+        progress(1.0, "done")
+        return Indexed(
+            documents=len(names),
+            chunks=chunks,
+            texts=len(texts),
+            what=what,
+            embedded=len(todo),
+            already=already,
+            seconds=time.monotonic() - started,
+            embedding_seconds=embedding_seconds,
+            threads=threads,
+        )
 
     # ------------------------------------------------------------------ answers
 
@@ -666,14 +796,6 @@ def _listing(path: Path) -> str:
     except OSError:
         return ""
     return sha256_of(repr(entries).encode("utf-8", "surrogateescape"))
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 _SHARED: Workspace | None = None

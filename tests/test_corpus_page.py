@@ -159,7 +159,10 @@ def test_a_cancelled_folder_read_waits_until_asked_again(
 
 
 @pytest.mark.parametrize("folder", ["/etc", "../..", "sample_docs/../.."])
-def test_a_folder_outside_the_allowed_ones_is_refused_unread(folder: str) -> None:
+def test_a_folder_outside_the_allowed_ones_is_refused_unread(
+    folder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHUNK_EXPLORER_DOCS", str(tmp_path))  # the box is shown: one is named
     at = corpus_page(cp_samples=[], cp_folder=folder)
     errors = [e.value for e in at.error]
     assert any("is not a folder this app may read" in e and "--docs" in e for e in errors), errors

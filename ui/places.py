@@ -40,12 +40,18 @@ def folders_from_argv(argv: Sequence[str] | None = None) -> list[Path]:
     return out
 
 
-def allowed_roots(argv: Sequence[str] | None = None) -> list[Path]:
-    """The folders the app may read below: the bundled ones and those its starter named."""
+def named_folders(argv: Sequence[str] | None = None) -> list[Path]:
+    """The folders the person who started the app named (``--docs``, ``CHUNK_EXPLORER_DOCS``):
+    where a visitor may type a folder on this machine at all."""
     named = folders_from_argv(argv)
     named += [Path(p) for p in os.environ.get(ENV, "").split(os.pathsep) if p.strip()]
+    return [p.expanduser().resolve() for p in named]
+
+
+def allowed_roots(argv: Sequence[str] | None = None) -> list[Path]:
+    """The folders the app may read below: the bundled ones and those its starter named."""
     bundled = [resources.samples_dir(), resources.query_sets_dir()]
-    return [p.expanduser().resolve() for p in [*bundled, *named]]
+    return [*(p.expanduser().resolve() for p in bundled), *named_folders(argv)]
 
 
 def allowed_folder(text: str, *, base: Path | None = None) -> Path:

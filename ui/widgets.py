@@ -22,7 +22,7 @@ from explorer.chunking.splitters import RECURSIVE_LEVELS
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError
-from explorer.progress import Progress
+from explorer.progress import Progress, timed
 from explorer.retrieval.embeddings import BUNDLED
 from explorer.retrieval.evidence import Verdict
 from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
@@ -91,7 +91,7 @@ def progress_bar(what: str, *, cancel: str | None = None) -> tuple[Progress, Del
     def progress(fraction: float, note: str) -> None:
         bar.progress(min(max(fraction, 0.0), 1.0), text=md_text(f"{what}: {note}"))
 
-    return progress, holder
+    return timed(progress), holder
 
 
 def _cancel(key: str, what: str) -> None:

