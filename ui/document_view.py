@@ -27,7 +27,7 @@ from explorer.documents.model import Document
 from explorer.errors import DocumentError
 from explorer.retrieval.evidence import ordinal
 from explorer.workspace import Memo
-from ui import chunk_view, highlights, render, render_markdown, render_pdf
+from ui import chunk_view, highlights, region_clicks, render, render_markdown, render_pdf
 from ui.safe import facts_html, md_escape
 from ui.timing import timed
 from ui.view_state import VIEWS, View, edit_state, link_url
@@ -243,7 +243,10 @@ def _document_panel(shown: Shown) -> None:
     if view == "Chunks" and state.only_flagged and not shown_idx:
         st.info("No chunk has an issue at these settings; nothing is highlighted.")
     if doc.kind == "pdf" and state.pdf_view == "Page image":
-        _pdf_page(shown, tints, view_key, selected)
+        # the PNG is drawn without the selection (the component outlines it in the browser), so
+        # selecting a chunk finds the page already drawn
+        plain = region_clicks.strip_selection(tints)
+        _pdf_page(shown, plain, f"{view}|{highlights_key(plain)}", selected, outlined=tints)
     else:
         _text_view(shown, tints, view_key, selected)
     if selected is not None and not state.get("present"):
@@ -257,7 +260,12 @@ def _spans_pages(chunk: Chunk) -> bool:
 
 
 def _pdf_page(
-    shown: Shown, tints: list[render.Highlight], view_key: str, selected: int | None = None
+    shown: Shown,
+    tints: list[render.Highlight],
+    view_key: str,
+    selected: int | None = None,
+    *,
+    outlined: Sequence[render.Highlight] = (),
 ) -> None:
     state = st.session_state
     doc, chunks, answer = shown.doc, shown.chunks, shown.answer
@@ -298,7 +306,11 @@ def _pdf_page(
         st.warning(md_escape(str(exc)))
         return
     caption = image.caption(f"{md_escape(doc.name)}, page {page}")
-    st.image(image.png, caption=caption, output_format="PNG")
+    with st.container(key=region_clicks.CONTAINER):
+        st.image(image.png, caption=caption, output_format="PNG")
+        if image.user_unit == 1:  # the tints are drawn: the regions match them
+            data = region_clicks.pdf_data(doc, page, image.width, image.height, outlined or tints)
+            region_clicks.region_clicks(data, len(chunks))
 
 
 def _text_view(
@@ -327,17 +339,19 @@ def _text_view(
                 disabled=step is None,
                 help=f"Select the chunk just {where} this part of the document",
             )
-    with st.container(height=DOC_HEIGHT, key="doc_view"):
-        st.html(
-            document_html(
-                doc.key,
-                view_key + ("|raw" if raw else ""),
-                window.start,
-                window.end,
-                doc,
-                tints,
+    with st.container(key=region_clicks.CONTAINER):
+        with st.container(height=DOC_HEIGHT, key="doc_view"):
+            st.html(
+                document_html(
+                    doc.key,
+                    view_key + ("|raw" if raw else ""),
+                    window.start,
+                    window.end,
+                    doc,
+                    tints,
+                )
             )
-        )
+        region_clicks.region_clicks(region_clicks.text_data(tints, selected), len(chunks))
     outlined = selected if selected is not None else hits[0].index if hits else None
     if outlined is not None:  # our own script, no document content: bring the chunk into view
         st.html(chunk_view.scroll_script(outlined), unsafe_allow_javascript=True)
