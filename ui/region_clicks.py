@@ -25,7 +25,7 @@ and :func:`take_click` is tested directly.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from typing import Any
 
 import streamlit as st
@@ -277,13 +277,21 @@ def strip_selection(tints: Sequence[render.Highlight]) -> list[render.Highlight]
     return [dataclasses.replace(h, selected=False) if h.selected else h for h in tints]
 
 
-def _on_click(n_chunks: int) -> None:
-    state = st.session_state
+def apply_click(state: MutableMapping[str, Any], n_chunks: int) -> int | None:
+    """The View change a click makes: the chunk the component's trigger value (in ``state``
+    under :data:`KEY`) names becomes the selected chunk (``state["chunk"]``); the page stays,
+    since the click was on it. Returns the chunk, or None (and changes nothing) when the value
+    names none."""
     result = state.get(KEY)
     value = result.get("pick") if hasattr(result, "get") else None
     chunk = take_click(value, n_chunks)
     if chunk is not None:
-        state.chunk = chunk
+        state["chunk"] = chunk
+    return chunk
+
+
+def _on_click(n_chunks: int) -> None:
+    apply_click(st.session_state, n_chunks)
 
 
 def region_clicks(data: dict[str, Any], n_chunks: int) -> None:
