@@ -138,8 +138,9 @@ TEXT_SPANS = """() => {
         const b = s.getClientRects()[0];
         const chunks = [...s.classList].filter((c) => /^ce-chunk-\\d+$/.test(c))
             .map((c) => Number(c.slice(9)));
-        return {chunks, x: b ? b.left + Math.min(8, b.width / 2) : -1, y: b ? (b.top + b.bottom) / 2 : -1,
-                w: b ? b.width : 0, visible: b ? b.top > 0 && b.bottom < innerHeight : false};
+        if (!b) return {chunks, x: -1, y: -1, w: 0, visible: false};
+        return {chunks, x: b.left + Math.min(8, b.width / 2), y: (b.top + b.bottom) / 2,
+                w: b.width, visible: b.top > 0 && b.bottom < innerHeight};
     });
 }"""
 

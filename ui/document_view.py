@@ -27,7 +27,15 @@ from explorer.documents.model import Document
 from explorer.errors import DocumentError
 from explorer.retrieval.evidence import ordinal
 from explorer.workspace import Memo
-from ui import chunk_view, highlights, region_clicks, render, render_markdown, render_pdf
+from ui import (
+    chunk_view,
+    highlights,
+    region_clicks,
+    render,
+    render_markdown,
+    render_pdf,
+    table_filter,
+)
 from ui.safe import facts_html, md_escape
 from ui.timing import timed
 from ui.view_state import VIEWS, View, edit_state, link_url
@@ -108,6 +116,8 @@ class Shown:
     url: str | None = None
     edits: tuple[Edit, ...] = ()
     """The what-if edits ``chunks`` were made with (:mod:`explorer.chunking.edits`)."""
+    table_keep: frozenset[int] | None = None
+    """The chunks the table filter keeps (:mod:`ui.table_filter`; None: it is off)."""
 
 
 def _turn_page(step: int, n_pages: int) -> None:
@@ -148,7 +158,10 @@ def _highlights(shown: Shown, view: str, selected: int | None) -> list[render.Hi
         out = highlights.heat_highlights(answer.ranking, chunks, selected=selected)
     else:
         shown_idx = chunk_view.visible_indices(
-            chunks, shown.diagnosis, only_flagged=st.session_state.only_flagged
+            chunks,
+            shown.diagnosis,
+            only_flagged=st.session_state.only_flagged,
+            keep=shown.table_keep,
         )
         out = render.chunk_highlights([chunks[i] for i in shown_idx], selected=selected)
     if view != "Chunks" and shown.edits:  # a dropped chunk is struck through in every view
@@ -182,7 +195,9 @@ def _document_panel(shown: Shown) -> None:
     ]
     view = state.get("view") if state.get("view") in views else "Chunks"
     pages = [c.page_start for c in chunks]
-    shown_idx = chunk_view.visible_indices(chunks, shown.diagnosis, only_flagged=state.only_flagged)
+    shown_idx = chunk_view.visible_indices(
+        chunks, shown.diagnosis, only_flagged=state.only_flagged, keep=shown.table_keep
+    )
 
     with st.container(key="ce_hide_view"):
         view_col, pick_col, link_col = st.columns([12, 6, 3], vertical_alignment="bottom")
@@ -210,7 +225,7 @@ def _document_panel(shown: Shown) -> None:
         picker = (
             "pick_"
             + hashlib.sha256(
-                f"{doc.key}|{shown.chunking_key}|{state.only_flagged}".encode()
+                f"{doc.key}|{shown.chunking_key}|{state.only_flagged}|{shown.table_keep}".encode()
             ).hexdigest()[:12]
         )
         state[picker] = selected
@@ -240,7 +255,10 @@ def _document_panel(shown: Shown) -> None:
     view_key = f"{view}|{highlights_key(tints)}"
     if view == "Heat" and answer is not None:
         st.html(highlights.heat_legend_html(answer.ranking))
-    if view == "Chunks" and state.only_flagged and not shown_idx:
+    table_note = table_filter.note(state.get(table_filter.KEY), len(shown_idx))
+    if view == "Chunks" and table_note is not None:
+        st.info(table_note)
+    elif view == "Chunks" and state.only_flagged and not shown_idx:
         st.info("No chunk has an issue at these settings; nothing is highlighted.")
     if doc.kind == "pdf" and state.pdf_view == "Page image":
         # the PNG is drawn without the selection (the component outlines it in the browser), so
