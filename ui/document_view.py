@@ -30,6 +30,7 @@ from explorer.workspace import Memo
 from ui import (
     chunk_view,
     highlights,
+    layers,
     region_clicks,
     render,
     render_markdown,
@@ -318,6 +319,7 @@ def _pdf_page(
         where = "pages" if _spans_pages(c) else "page"
         note += f" · chunk {selected} is on {where} {chunk_view.pages_label(c)}"
     nav[3].caption(note)
+    chosen = layers.choose(doc)
     try:
         image = page_image(doc, view_key, page, shown.data, tints)
     except DocumentError as exc:
@@ -327,8 +329,17 @@ def _pdf_page(
     with st.container(key=region_clicks.CONTAINER):
         st.image(image.png, caption=caption, output_format="PNG")
         if image.user_unit == 1:  # the tints are drawn: the regions match them
-            data = region_clicks.pdf_data(doc, page, image.width, image.height, outlined or tints)
+            data = region_clicks.pdf_data(
+                doc,
+                page,
+                image.width,
+                image.height,
+                outlined or tints,
+                layers.pdf_layers(doc, page, chosen),
+            )
             region_clicks.region_clicks(data, len(chunks))
+    if chosen:
+        st.html(layers.legend_html(chosen))
 
 
 def _text_view(
@@ -357,6 +368,9 @@ def _text_view(
                 disabled=step is None,
                 help=f"Select the chunk just {where} this part of the document",
             )
+    chosen = layers.choose(doc) if doc.kind == "markdown" and not raw else []
+    if chosen:
+        st.html(layers.markdown_css(chosen) + layers.legend_html(chosen))
     with st.container(key=region_clicks.CONTAINER):
         with st.container(height=DOC_HEIGHT, key="doc_view"):
             st.html(

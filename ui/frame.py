@@ -28,6 +28,7 @@ MAIN_DEFAULTS: dict[str, Any] = {
     "queries": {},  # document -> (question, evidence) last typed for it
     "only_flagged": False,
     "table_filter": None,
+    "layers": [],
     "raw": False,
     "pdf_view": "Page image",
     "present": False,

@@ -19,6 +19,7 @@ EXPLORE_WIDGETS: dict[str, Any] = {
     "view": "Query hits",
     "only_flagged": False,
     "table_filter": None,
+    "layers": [],
     "raw": False,
     "pdf_view": "Page image",
     "page": 1,

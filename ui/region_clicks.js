@@ -87,6 +87,22 @@ export default function (component) {
       svg.setAttribute('preserveAspectRatio', 'none');
       svg.dataset.page = String(data.page);
       svg.style.cssText = 'position:absolute;cursor:pointer;overflow:visible';
+      for (const l of data.layers || []) {
+        const el = rect(l.rect, 'ce-layer ce-layer-' + l.layer, -1);
+        el.setAttribute('stroke', l.color);
+        el.setAttribute('stroke-width', '1.3');
+        if (l.layer === 'removed') {
+          el.setAttribute('fill', 'rgba(134,142,150,0.35)');
+        } else {
+          el.setAttribute('fill', 'none');
+          el.setAttribute('stroke-dasharray', '4 2');
+          el.style.pointerEvents = 'none';
+        }
+        const t = document.createElementNS(SVG, 'title');
+        t.textContent = l.title;
+        el.appendChild(t);
+        svg.appendChild(el);
+      }
       for (const r of data.regions)
         for (const q of r.rects) {
           const el = rect(q, 'ce-region', r.chunk);

@@ -82,6 +82,7 @@ def pdf_data(
     width: float,
     height: float,
     tints: Sequence[render.Highlight],
+    layers: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     """What the component draws over PDF page ``page`` (``width`` × ``height`` pt): each chunk's
     line rectangles on the page (in page points, origin top left, as the image shows it) and the
@@ -110,6 +111,7 @@ def pdf_data(
         "outlines": outlines,
         "labels": {str(i): _label(i) for i in regions},
         "selected": next((o["chunk"] for o in outlines), None),
+        "layers": list(layers),
     }
 
 
