@@ -9,10 +9,17 @@ from streamlit.testing.v1 import AppTest
 from explorer.chunking.tables import table_audit_by_chunk
 from explorer.documents.load import load_path
 from tests.conftest import SAMPLES
-from tests.test_app import CHUNK_VIEW, assert_ok, badges, chunk_table, doc_html, expected_chunks
-from tests.test_app import open_app, picker
+from tests.test_app import (
+    CHUNK_VIEW,
+    assert_ok,
+    badges,
+    chunk_table,
+    doc_html,
+    expected_chunks,
+    open_app,
+    picker,
+)
 from ui import table_filter
-
 
 SIZE = 32
 """32-token chunks split every table of the field manual and cut six of its rows."""

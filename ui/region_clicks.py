@@ -149,8 +149,8 @@ def apply_click(state: MutableMapping[str, Any], n_chunks: int) -> int | None:
     under :data:`KEY`) names becomes the selected chunk (``state["chunk"]``); the page stays,
     since the click was on it. Returns the chunk, or None (and changes nothing) when the value
     names none."""
-    result = state.get(KEY)
-    value = result.get("pick") if hasattr(result, "get") else None
+    result: Any = state.get(KEY)
+    value = result.get("pick") if result is not None and hasattr(result, "get") else None
     chunk = take_click(value, n_chunks)
     if chunk is not None:
         state["chunk"] = chunk
