@@ -25,7 +25,6 @@ from explorer.chunking.diff import ChunkDiff, diff_chunks
 from explorer.chunking.edits import Edit, decode_edits, describe, encode_edits, undo
 from explorer.chunking.measures import get_measure
 from explorer.chunking.splitters import Chunk
-from explorer.chunking.tables import table_audit
 from explorer.documents.model import Document
 from explorer.errors import EditError, ExplorerError
 from explorer.evaluation.lessons import Lesson, Setting
@@ -42,6 +41,7 @@ from ui import (
     evaluate_view,
     frame,
     settings,
+    table_filter,
     widgets,
 )
 from ui.answers import (
@@ -412,6 +412,8 @@ try:
     chunks = made.chunks
     edited_key = chunking_key + (f"|edits={encode_edits(edits)}" if edits else "")
     diagnosis = diagnosis_of(doc.key, edited_key, config.heading_prefix, doc, chunks)
+    tables, table_problems = table_filter.table_audit_of(doc.key, edited_key, doc, chunks)
+    table_keep = table_filter.kept(table_problems, state.get(table_filter.KEY))
 except ExplorerError as exc:
     widgets.message("error", str(exc))
     st.stop()
@@ -721,6 +723,7 @@ with doc_col:
             changes=changes,
             url=st.context.url,
             edits=edits,
+            table_keep=table_keep,
         )
     )
 
@@ -742,7 +745,8 @@ def draw_overview(made: Chunking, diagnosis: Diagnosis) -> None:
         f"Chunking: {len(chunks):,} chunks, {len(flagged):,} flagged "
         f"({md_text(describe(settings.describe_config(config), edits))})"
     )
-    with st.expander(head, expanded=bool(made.library) or state.only_flagged):
+    filtering = table_filter.kept({}, state.get(table_filter.KEY)) is not None
+    with st.expander(head, expanded=bool(made.library) or state.only_flagged or filtering):
         for warning in doc.warnings:
             widgets.message("info", warning)  # warnings may quote the file name or its text
         if doc.normalisation:
@@ -766,14 +770,7 @@ def draw_overview(made: Chunking, diagnosis: Diagnosis) -> None:
             col.metric(
                 issue.label, f"{counts[issue.code]:,}", help=f"Chunks that {issue.description}."
             )
-        tables = table_audit(doc, chunks)
-        if tables.tables:
-            st.caption(
-                f"**Tables**: {tables.tables:,} in the document, {tables.split:,} split across "
-                f"chunks, {tables.rows_cut:,} of {tables.rows:,} rows cut mid-row, "
-                f"{tables.without_header:,} chunks with rows but without the header row, "
-                f"cohesion {tables.cohesion:.2f} (1 = every table in one chunk)."
-            )
+        table_filter.draw(tables, table_problems)
         library = made.library
         if library is not None:
             audit = library.audit
@@ -886,7 +883,9 @@ if changes is not None and old_doc is not None:
 # --------------------------------------------------------------------------- table & export
 
 st.subheader("Chunks", anchor=False)
-shown_idx = chunk_view.visible_indices(chunks, diagnosis, only_flagged=state.only_flagged)
+shown_idx = chunk_view.visible_indices(
+    chunks, diagnosis, only_flagged=state.only_flagged, keep=table_keep
+)
 st.dataframe(
     chunk_view.chunk_rows(chunks, diagnosis, shown_idx),
     key="table",

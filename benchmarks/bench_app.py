@@ -110,20 +110,37 @@ def _move(at: Any, size: int) -> float:
     return ms
 
 
-def _latency(page: Any, act: Callable[[], None], changed: str, *, timeout: float = 60_000) -> float:
+def _latency(
+    page: Any,
+    act: Callable[[], None],
+    changed: str,
+    *,
+    chunk: int | None = None,
+    timeout: float = 60_000,
+) -> float:
     """Milliseconds from ``act`` to the moment the app has finished its rerun and the page
-    image's source has changed (``changed`` is the source before): what a person waits for."""
+    image's source has changed (``changed`` is the source before): what a person waits for.
+
+    With ``chunk`` (a selection), the moment its details show and its outline is drawn: on the
+    page image (a checkout that redraws the PNG for a selection) or over it (one that draws the
+    outline in the browser, issue 26), whichever the checkout does."""
     t = time.perf_counter()
     act()
     page.wait_for_function(
-        """(old) => {
+        """([old, chunk]) => {
             const app = document.querySelector('[data-testid="stApp"]');
             const run = app ? app.getAttribute('data-test-script-state') : 'running';
             const img = document.querySelector('[data-testid="stImage"] img');
-            return img && img.complete && img.getAttribute('src') !== old
-                && run !== 'running' && run !== 'rerunRequested';
+            if (!img || !img.complete || run === 'running' || run === 'rerunRequested')
+                return false;
+            if (chunk === null) return img.getAttribute('src') !== old;
+            const head = document.querySelector('.st-key-chunk_details h3');
+            if (!head || head.textContent.trim() !== 'Chunk #' + chunk) return false;
+            if (document.querySelector('.ce-regions'))
+                return !!document.querySelector('.ce-outline[data-chunk="' + chunk + '"]');
+            return img.getAttribute('src') !== old;
         }""",
-        arg=changed,
+        arg=[changed, chunk],
         polling="raf",
         timeout=timeout,
     )
@@ -212,15 +229,20 @@ def browser_figures(pdf: Path, base: Path | None, repeat: int, pause: float) -> 
         for _ in range(repeat):  # alternating, so a busy moment of the machine hits both
             for label, page in pages.items():
                 page.wait_for_timeout(pause * 1000)
-                next_page = page.get_by_role("button", name="Next ▶")
+                next_page = page.get_by_role("button", name="▶", exact=True)
                 turns[label].append(_latency(page, next_page.click, _image_src(page)))
                 if label == "this checkout":
                     server["turn"].append(panel_ms())
         for n in range(repeat):
             for label, page in pages.items():
                 page.wait_for_timeout(pause * 1000)
-                act = _pick_chunk(page, 40 + 7 * n)
-                picks[label].append(_latency(page, act, _image_src(page)))
+                # a chunk first (its page is turned to), then the next one, most often on the
+                # same page: the selection timed is the one a reader makes on the page shown
+                _pick_chunk(page, 40 + 7 * n)()
+                wait_idle(page)
+                page.wait_for_timeout(pause * 1000)
+                act = _pick_chunk(page, 41 + 7 * n)
+                picks[label].append(_latency(page, act, _image_src(page), chunk=41 + 7 * n))
                 if label == "this checkout":
                     server["pick"].append(panel_ms())
                 wait_idle(page)

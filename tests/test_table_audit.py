@@ -9,7 +9,7 @@ import json
 import pytest
 
 from explorer.chunking.splitters import Chunk, ChunkSettings, split
-from explorer.chunking.tables import table_audit
+from explorer.chunking.tables import table_audit, table_audit_by_chunk
 from explorer.config import Config
 from explorer.documents.load import load_document
 from tests.conftest import SAMPLES, corpus_files, load_cached
@@ -45,6 +45,28 @@ def test_made_by_hand_each_count_is_what_the_chunks_do() -> None:
     # a dropped chunk never reaches the index: the audit leaves it out
     dropped = [chunks[0], chunk(doc, basic.end + 1, len(doc.text.rstrip()), 1, ("dropped",))]
     assert table_audit(doc, dropped).cohesion == 1.0
+
+
+def test_each_chunk_is_named_with_what_it_does_to_the_table() -> None:
+    doc = load_document(TABLE.encode(), name="t.md")
+    [table] = [b for b in doc.blocks if b.kind == "table"]
+    _head, basic, team, _enterprise = (r for r in table.rows if r.start != r.end)
+    mid_team = team.start + 4
+    chunks = [
+        chunk(doc, 0, basic.end, 0),  # the header and Basic, whole
+        chunk(doc, basic.end + 1, mid_team, 1),  # half of Team, no header
+        chunk(doc, mid_team, len(doc.text.rstrip()), 2),  # the rest of Team, Enterprise
+    ]
+    audit, by_chunk = table_audit_by_chunk(doc, chunks)
+    assert audit == table_audit(doc, chunks)
+    assert by_chunk == {
+        0: {"splits_table"},  # whole rows, the header with them: only part of the table
+        1: {"splits_table", "cuts_row", "no_header"},
+        2: {"splits_table", "cuts_row", "no_header"},
+    }
+    assert sum("no_header" in p for p in by_chunk.values()) == audit.without_header
+    # one chunk over the whole table harms nothing
+    assert table_audit_by_chunk(doc, [chunk(doc, 0, len(doc.text.rstrip()), 0)])[1] == {}
 
 
 def test_a_document_without_tables_has_nothing_to_say() -> None:

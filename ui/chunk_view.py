@@ -4,7 +4,7 @@ flagged ones, the integrity audit's figures, and a long document's window."""
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,13 +97,20 @@ AUDIT_FLAGS = frozenset(
 
 
 def visible_indices(
-    chunks: Sequence[Chunk], diagnosis: Diagnosis, *, only_flagged: bool
+    chunks: Sequence[Chunk],
+    diagnosis: Diagnosis,
+    *,
+    only_flagged: bool,
+    keep: Collection[int] | None = None,
 ) -> list[int]:
-    """Indices of the chunks to show: all, or only those with an issue or an audit flag."""
+    """Indices of the chunks to show: all, or only those with an issue or an audit flag; and
+    of those, only the ones in ``keep`` when it is given (the table filter)."""
     if only_flagged:
         audited = {c.index for c in chunks if AUDIT_FLAGS & set(c.flags)}
-        return sorted(set(diagnosis.flagged()) | audited)
-    return list(range(len(chunks)))
+        out = sorted(set(diagnosis.flagged()) | audited)
+    else:
+        out = list(range(len(chunks)))
+    return out if keep is None else [i for i in out if i in keep]
 
 
 def audit_metrics(audit: Any) -> list[tuple[str, str, str]]:

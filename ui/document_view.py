@@ -27,7 +27,16 @@ from explorer.documents.model import Document
 from explorer.errors import DocumentError
 from explorer.retrieval.evidence import ordinal
 from explorer.workspace import Memo
-from ui import chunk_view, highlights, render, render_markdown, render_pdf
+from ui import (
+    chunk_view,
+    highlights,
+    layers,
+    region_clicks,
+    render,
+    render_markdown,
+    render_pdf,
+    table_filter,
+)
 from ui.safe import facts_html, md_escape
 from ui.timing import timed
 from ui.view_state import VIEWS, View, edit_state, link_url
@@ -108,6 +117,8 @@ class Shown:
     url: str | None = None
     edits: tuple[Edit, ...] = ()
     """The what-if edits ``chunks`` were made with (:mod:`explorer.chunking.edits`)."""
+    table_keep: frozenset[int] | None = None
+    """The chunks the table filter keeps (:mod:`ui.table_filter`; None: it is off)."""
 
 
 def _turn_page(step: int, n_pages: int) -> None:
@@ -148,7 +159,10 @@ def _highlights(shown: Shown, view: str, selected: int | None) -> list[render.Hi
         out = highlights.heat_highlights(answer.ranking, chunks, selected=selected)
     else:
         shown_idx = chunk_view.visible_indices(
-            chunks, shown.diagnosis, only_flagged=st.session_state.only_flagged
+            chunks,
+            shown.diagnosis,
+            only_flagged=st.session_state.only_flagged,
+            keep=shown.table_keep,
         )
         out = render.chunk_highlights([chunks[i] for i in shown_idx], selected=selected)
     if view != "Chunks" and shown.edits:  # a dropped chunk is struck through in every view
@@ -182,7 +196,9 @@ def _document_panel(shown: Shown) -> None:
     ]
     view = state.get("view") if state.get("view") in views else "Chunks"
     pages = [c.page_start for c in chunks]
-    shown_idx = chunk_view.visible_indices(chunks, shown.diagnosis, only_flagged=state.only_flagged)
+    shown_idx = chunk_view.visible_indices(
+        chunks, shown.diagnosis, only_flagged=state.only_flagged, keep=shown.table_keep
+    )
 
     with st.container(key="ce_hide_view"):
         view_col, pick_col, link_col = st.columns([12, 6, 3], vertical_alignment="bottom")
@@ -210,7 +226,7 @@ def _document_panel(shown: Shown) -> None:
         picker = (
             "pick_"
             + hashlib.sha256(
-                f"{doc.key}|{shown.chunking_key}|{state.only_flagged}".encode()
+                f"{doc.key}|{shown.chunking_key}|{state.only_flagged}|{shown.table_keep}".encode()
             ).hexdigest()[:12]
         )
         state[picker] = selected
@@ -240,10 +256,16 @@ def _document_panel(shown: Shown) -> None:
     view_key = f"{view}|{highlights_key(tints)}"
     if view == "Heat" and answer is not None:
         st.html(highlights.heat_legend_html(answer.ranking))
-    if view == "Chunks" and state.only_flagged and not shown_idx:
+    table_note = table_filter.note(state.get(table_filter.KEY), len(shown_idx))
+    if view == "Chunks" and table_note is not None:
+        st.info(table_note)
+    elif view == "Chunks" and state.only_flagged and not shown_idx:
         st.info("No chunk has an issue at these settings; nothing is highlighted.")
     if doc.kind == "pdf" and state.pdf_view == "Page image":
-        _pdf_page(shown, tints, view_key, selected)
+        # the PNG is drawn without the selection (the component outlines it in the browser), so
+        # selecting a chunk finds the page already drawn
+        plain = region_clicks.strip_selection(tints)
+        _pdf_page(shown, plain, f"{view}|{highlights_key(plain)}", selected, outlined=tints)
     else:
         _text_view(shown, tints, view_key, selected)
     if selected is not None and not state.get("present"):
@@ -257,7 +279,12 @@ def _spans_pages(chunk: Chunk) -> bool:
 
 
 def _pdf_page(
-    shown: Shown, tints: list[render.Highlight], view_key: str, selected: int | None = None
+    shown: Shown,
+    tints: list[render.Highlight],
+    view_key: str,
+    selected: int | None = None,
+    *,
+    outlined: Sequence[render.Highlight] = (),
 ) -> None:
     state = st.session_state
     doc, chunks, answer = shown.doc, shown.chunks, shown.answer
@@ -292,13 +319,27 @@ def _pdf_page(
         where = "pages" if _spans_pages(c) else "page"
         note += f" · chunk {selected} is on {where} {chunk_view.pages_label(c)}"
     nav[3].caption(note)
+    chosen = layers.choose(doc)
     try:
         image = page_image(doc, view_key, page, shown.data, tints)
     except DocumentError as exc:
         st.warning(md_escape(str(exc)))
         return
     caption = image.caption(f"{md_escape(doc.name)}, page {page}")
-    st.image(image.png, caption=caption, output_format="PNG")
+    with st.container(key=region_clicks.CONTAINER):
+        st.image(image.png, caption=caption, output_format="PNG")
+        if image.user_unit == 1:  # the tints are drawn: the regions match them
+            data = region_clicks.pdf_data(
+                doc,
+                page,
+                image.width,
+                image.height,
+                outlined or tints,
+                layers.pdf_layers(doc, page, chosen),
+            )
+            region_clicks.region_clicks(data, len(chunks))
+    if chosen:
+        st.html(layers.legend_html(chosen))
 
 
 def _text_view(
@@ -327,17 +368,22 @@ def _text_view(
                 disabled=step is None,
                 help=f"Select the chunk just {where} this part of the document",
             )
-    with st.container(height=DOC_HEIGHT, key="doc_view"):
-        st.html(
-            document_html(
-                doc.key,
-                view_key + ("|raw" if raw else ""),
-                window.start,
-                window.end,
-                doc,
-                tints,
+    chosen = layers.choose(doc) if doc.kind == "markdown" and not raw else []
+    if chosen:
+        st.html(layers.markdown_css(chosen) + layers.legend_html(chosen))
+    with st.container(key=region_clicks.CONTAINER):
+        with st.container(height=DOC_HEIGHT, key="doc_view"):
+            st.html(
+                document_html(
+                    doc.key,
+                    view_key + ("|raw" if raw else ""),
+                    window.start,
+                    window.end,
+                    doc,
+                    tints,
+                )
             )
-        )
+        region_clicks.region_clicks(region_clicks.text_data(tints, selected), len(chunks))
     outlined = selected if selected is not None else hits[0].index if hits else None
     if outlined is not None:  # our own script, no document content: bring the chunk into view
         st.html(chunk_view.scroll_script(outlined), unsafe_allow_javascript=True)

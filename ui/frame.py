@@ -27,6 +27,8 @@ MAIN_DEFAULTS: dict[str, Any] = {
     "uploads": {},  # display name -> (file name, sha256, bytes) of the session's uploads
     "queries": {},  # document -> (question, evidence) last typed for it
     "only_flagged": False,
+    "table_filter": None,
+    "layers": [],
     "raw": False,
     "pdf_view": "Page image",
     "present": False,

@@ -18,6 +18,8 @@ EXPLORE_WIDGETS: dict[str, Any] = {
     "budget": DEMO.budget,
     "view": "Query hits",
     "only_flagged": False,
+    "table_filter": None,
+    "layers": [],
     "raw": False,
     "pdf_view": "Page image",
     "page": 1,

@@ -43,8 +43,25 @@ class TableAudit:
         return out
 
 
+TABLE_PROBLEMS = {
+    "splits_table": "split a table (hold part of one that no chunk holds whole)",
+    "cuts_row": "cut a row (hold part of a row that no chunk holds whole)",
+    "no_header": "continue a table without its header row",
+}
+"""What a chunk can do to a table, by code: the diagnostics' table filter."""
+
+
 def table_audit(doc: Document, chunks: Sequence[Chunk]) -> TableAudit:
     """What ``chunks`` do to ``doc``'s tables (see the module docstring)."""
+    return table_audit_by_chunk(doc, chunks)[0]
+
+
+def table_audit_by_chunk(
+    doc: Document, chunks: Sequence[Chunk]
+) -> tuple[TableAudit, dict[int, frozenset[str]]]:
+    """The audit, and for each chunk that harms a table (by its ``index``) what it does, as
+    :data:`TABLE_PROBLEMS` codes: it holds part of a split table, part of a cut row, or body
+    rows without the whole header."""
     kept = sorted((c for c in chunks if "dropped" not in c.flags), key=lambda c: c.start)
     starts = [c.start for c in kept]
     reach = list(itertools.accumulate((c.end for c in kept), max))  # the furthest end so far
@@ -66,6 +83,11 @@ def table_audit(doc: Document, chunks: Sequence[Chunk]) -> TableAudit:
 
     split = rows_cut = without_header = rows = 0
     shares: list[float] = []
+    problems: dict[int, set[str]] = {}
+
+    def mark(c: Chunk, code: str) -> None:
+        problems.setdefault(c.index, set()).add(code)
+
     for t in tables:
         near = touching(t.start, t.end)
         if not near:
@@ -73,8 +95,15 @@ def table_audit(doc: Document, chunks: Sequence[Chunk]) -> TableAudit:
         shares.append(1 / len(near))
         if not whole(t.start, t.end, near):
             split += 1
+            for c in near:
+                mark(c, "splits_table")
         rows += len(t.rows)
-        rows_cut += sum(1 for r in t.rows if not whole(r.start, r.end, near))
+        for r in t.rows:
+            if not whole(r.start, r.end, near):
+                rows_cut += 1
+                for c in near:
+                    if r.start < c.end and c.start < r.end:
+                        mark(c, "cuts_row")
         head = [r for r in t.rows if r.header]
         body = [r for r in t.rows if not r.header]
         if head:
@@ -83,8 +112,10 @@ def table_audit(doc: Document, chunks: Sequence[Chunk]) -> TableAudit:
                 holds_header = all(c.start <= r.start and r.end <= c.end for r in head)
                 if holds_rows and not holds_header:
                     without_header += 1
+                    mark(c, "no_header")
     cohesion = sum(shares) / len(shares) if shares else 1.0
-    return TableAudit(len(tables), split, rows_cut, without_header, cohesion, rows)
+    audit = TableAudit(len(tables), split, rows_cut, without_header, cohesion, rows)
+    return audit, {i: frozenset(codes) for i, codes in problems.items()}
 
 
 def table_totals(audits: Sequence[TableAudit]) -> dict[str, int | float]:

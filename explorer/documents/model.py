@@ -188,6 +188,22 @@ class Layout:
 
 
 @dataclass(frozen=True)
+class RemovedLine:
+    """A line the PDF reader left out of the text (a running header or footer, a page number, a
+    repeated margin note or watermark): where it was, so the page can show what left the text."""
+
+    page: int
+    """1-based page number."""
+    kind: str
+    """``"header"`` (headers and footers), ``"page number"``, ``"margin"`` or ``"watermark"``."""
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+@dataclass(frozen=True)
 class Document:
     """A loaded document. ``text`` is the one string all offsets refer to."""
 
@@ -201,6 +217,8 @@ class Document:
     layout: Layout | None = None
     normalisation: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    removed: tuple[RemovedLine, ...] = field(default=(), compare=False)
+    """PDF: the lines the reader removed from the text (never part of ``text``)."""
     _heading_starts: list[int] = field(init=False, repr=False, compare=False)
     _page_starts: list[int] = field(init=False, repr=False, compare=False)
 

@@ -162,6 +162,10 @@ class _Stats:
     table_grids: int = 0
     table_seconds: float = 0.0
     removed: dict[str, list[tuple[int, str]]] = field(default_factory=lambda: defaultdict(list))
+    removed_lines: list[tuple[int, str, str, float, float, float, float]] = field(
+        default_factory=list
+    )
+    """Each removed line: page index (0-based), kind, text, left, top, right, bottom."""
     page_joins: int = 0
     accents: int = 0
 

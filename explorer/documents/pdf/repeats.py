@@ -80,4 +80,5 @@ def _remove_repeats(
                 continue
             kind = "page number" if _PAGE_NUMBER.fullmatch(_repeat_key(f.text)) else str(z)
             stats.removed[kind].append((i, f.text))
+            stats.removed_lines.append((i, kind, f.text, f.left, f.top, f.right, f.bottom))
         pages[i] = kept

@@ -21,6 +21,7 @@ from explorer.documents.model import (
     Layout,
     Line,
     Page,
+    RemovedLine,
     TableRow,
     sha256_of,
 )
@@ -175,6 +176,10 @@ def _assemble(
         layout=Layout(lines=tuple(w.lines), x0=array("d", w.x0), x1=array("d", w.x1)),
         normalisation=normalisation,
         warnings=tuple(warnings),
+        removed=tuple(
+            RemovedLine(i + 1, kind, " ".join(t.split()), x0, y0, x1, y1)
+            for i, kind, t, x0, y0, x1, y1 in stats.removed_lines
+        ),
     )
 
 

@@ -1,0 +1,122 @@
+"""Element layers on the document: toggles for headings, tables, lists, code and the running
+headers and footers the PDF reader removed, drawn as dashed outlines (removed lines: greyed
+boxes) in colours apart from the chunk tints, with a legend.
+
+On a PDF page the layers are drawn by the region component (:mod:`ui.region_clicks`) over the
+page image, from the document's blocks and its removed lines, so toggling one does not redraw
+the PNG. On rendered Markdown they are CSS outlines of the elements the renderer made from
+markdown-it's tokens (``h1``–``h6``, ``table``, ``ul``/``ol``, ``pre``). Captions are not a
+layer: neither loader tells a caption from a paragraph.
+
+The toggles are session state (``layers``): a view, not part of a link.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from explorer.documents.model import Document
+
+KEY = "layers"
+
+LAYERS: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "Headings": ("heading", ("h1", "h2", "h3", "h4", "h5", "h6"), "#7b2cbf"),
+    "Tables": ("table", ("table",), "#0b7285"),
+    "Lists": ("list_item", ("ul", "ol"), "#c2255c"),
+    "Code": ("code", ("pre",), "#495057"),
+    "Removed headers/footers": ("removed", (), "#868e96"),
+}
+"""Each layer: the block kind it shows, the rendered Markdown elements, and its outline colour
+(darker and apart from the chunk palette; removed lines are grey)."""
+
+
+def choose(doc: Document) -> list[str]:
+    """The layer toggles for ``doc`` (removed lines only for a PDF); the ones switched on."""
+    options = [k for k in LAYERS if k != "Removed headers/footers" or doc.kind == "pdf"]
+    if doc.kind == "pdf" and not doc.removed:
+        options = [k for k in options if k != "Removed headers/footers"]
+    picked = st.pills(
+        "Layers",
+        options,
+        selection_mode="multi",
+        key=KEY,
+        help="Outline the document's headings, tables, lists and code (dashed), and, on a PDF "
+        "page, the running headers, footers and page numbers the reader removed from the text "
+        "(grey boxes).",
+    )
+    return [p for p in (picked or []) if p in options]
+
+
+def legend_html(chosen: Sequence[str]) -> str:
+    """A line naming each layer shown beside its outline's colour (constant text, escaped)."""
+    items = []
+    for name in chosen:
+        _, _, color = LAYERS[name]
+        dash = "solid" if name == "Removed headers/footers" else "dashed"
+        fill = "background:rgba(134,142,150,.35);" if dash == "solid" else ""
+        items.append(
+            f'<span style="display:inline-block;margin-right:1.2em;font-size:13px">'
+            f'<span style="display:inline-block;width:1.6em;height:.9em;vertical-align:-.1em;'
+            f'margin-right:.4em;border:2px {dash} {color};{fill}"></span>{html.escape(name)}</span>'
+        )
+    return f'<div class="ce-layer-legend">{"".join(items)}</div>'
+
+
+def pdf_layers(doc: Document, page: int, chosen: Sequence[str]) -> list[dict[str, Any]]:
+    """The boxes of the chosen layers on PDF page ``page``: one per block (its lines' bounding
+    box on the page) and one per removed line, in page points."""
+    out: list[dict[str, Any]] = []
+    layout = doc.layout
+    for name in chosen:
+        kind, _, color = LAYERS[name]
+        if kind == "removed":
+            for r in doc.removed:
+                if r.page == page:
+                    out.append(
+                        {
+                            "layer": "removed",
+                            "color": color,
+                            "rect": [round(v, 2) for v in (r.x0, r.y0, r.x1, r.y1)],
+                            "title": f"removed from the text ({r.kind}): {r.text}",
+                        }
+                    )
+            continue
+        if layout is None:
+            continue
+        for b in doc.blocks:
+            if b.kind != kind:
+                continue
+            rects = [r for r in layout.rects(b.start, b.end) if r.page == page]
+            if not rects:
+                continue
+            box = [
+                min(r.x0 for r in rects) - 1.5,
+                min(r.y0 for r in rects) - 1.5,
+                max(r.x1 for r in rects) + 1.5,
+                max(r.y1 for r in rects) + 1.5,
+            ]
+            out.append(
+                {
+                    "layer": kind,
+                    "color": color,
+                    "rect": [round(v, 2) for v in box],
+                    "title": name.lower().rstrip("s"),
+                }
+            )
+    return out
+
+
+def markdown_css(chosen: Sequence[str]) -> str:
+    """CSS outlining the chosen layers' elements in the drawn Markdown (constant text)."""
+    rules = []
+    for name in chosen:
+        _, elements, color = LAYERS[name]
+        for el in elements:
+            rules.append(
+                f".st-key-doc_view .ce-doc {el}{{outline:2px dashed {color};outline-offset:2px}}"
+            )
+    return "<style>" + "".join(rules) + "</style>" if rules else ""
