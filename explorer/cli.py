@@ -45,7 +45,7 @@ from explorer.evaluation.coverage import (
 from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map, retrieval_map_json
 from explorer.export import chunk_record, manifest, records
-from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
+from explorer.retrieval.index import CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS
 from explorer.workspace import Workspace
 
 SWITCHES = ("heading_prefix", "section", "merge", "table_headers", "fill")
@@ -89,6 +89,12 @@ def _config_options(p: argparse.ArgumentParser) -> None:
         f"the model's window) or each chunk embedded whole (default {d.dense})",
     )
     g.add_argument("--model", help=f"embedding model (default {d.model})")
+    g.add_argument(
+        "--context-header",
+        choices=CONTEXT_HEADERS,
+        help="the document's title and heading path before what is embedded (embed), or also "
+        f"before what BM25 indexes (embed+bm25) (default {d.context_header})",
+    )
     g.add_argument(
         "--carry",
         type=float,
@@ -136,7 +142,7 @@ def config_from(args: argparse.Namespace) -> Config:
     command line builds a configuration)."""
     given: dict[str, Any] = {}
     keys = ("splitter", "unit", "size", "overlap", "encoding", "options", "retriever", "dense")
-    for key in (*keys, "model"):
+    for key in (*keys, "model", "context_header"):
         if getattr(args, key, None) is not None:
             given[key] = getattr(args, key)
     if getattr(args, "carry", None) is not None:
