@@ -1,4 +1,5 @@
-"""Command line: ``python -m explorer text|chunk|audit|query|eval|sweep|ab|diff|cache|lessons``.
+"""Command line: ``python -m explorer COMMAND``, the commands text, chunk, audit, query, eval,
+sweep, ab, diff, cache, lessons and convert.
 
 Every command that chunks or answers takes the same configuration options, each defaulting to
 the recommended configuration (:class:`explorer.config.Config`); ``query`` and ``eval`` print the
@@ -42,6 +43,8 @@ from explorer.evaluation.coverage import (
     summary_row,
     sweep,
 )
+from explorer.cli_convert import add_parser as add_convert_parser
+from explorer.cli_convert import run_convert
 from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map, retrieval_map_json
 from explorer.export import chunk_record, manifest, records
@@ -295,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     lessons.add_argument("--lessons", default=None, help="the lessons folder (default: bundled)")
     lessons.add_argument("--docs", default=None, help="their documents (default: the samples)")
     lessons.add_argument("--json", action="store_true", help="check: print one JSON object")
+    add_convert_parser(sub)
     return parser
 
 
@@ -828,6 +832,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return run_cache(args, out)
     if args.command == "lessons":
         return run_lessons(args, out)
+    if args.command == "convert":
+        return run_convert(args, out)
     config = config_from(args)  # bad settings fail before any document is read
     with _lasting_index(args, config):
         return _run_configured(args, config, out)
