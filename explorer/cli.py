@@ -28,6 +28,8 @@ from explorer.chunking.adapters import LIBRARY_SPLITTERS
 from explorer.chunking.edits import Edits, describe, edits_for, edits_json, load_edits
 from explorer.chunking.measures import UNITS
 from explorer.chunking.splitters import SPLITTERS
+from explorer.cli_convert import add_parser as add_convert_parser
+from explorer.cli_convert import run_convert
 from explorer.config import Config
 from explorer.documents.folder import Skipped
 from explorer.documents.load import load_path
@@ -43,8 +45,6 @@ from explorer.evaluation.coverage import (
     summary_row,
     sweep,
 )
-from explorer.cli_convert import add_parser as add_convert_parser
-from explorer.cli_convert import run_convert
 from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map, retrieval_map_json
 from explorer.export import chunk_record, manifest, records

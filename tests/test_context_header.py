@@ -132,7 +132,10 @@ def test_the_passages_sent_to_the_model_carry_the_title_and_heading_path() -> No
     index = ChunkIndex(chunks, embedder=rec, doc=doc, dense="passages", context_header="embed")
     index.vectors()
     assert rec.seen and all(t.startswith("Widget Guide") for t in rec.seen)
-    assert any(t.startswith("Widget Guide > Installing\n\n## Installing\n\nRun the installer") for t in rec.seen)
+    assert any(
+        t.startswith("Widget Guide > Installing\n\n## Installing\n\nRun the installer")
+        for t in rec.seen
+    )
     assert [p.text for p in index.passages] == [doc.text[p.start : p.end] for p in index.passages]
     assert not any(p.text.startswith("Widget Guide >") for p in index.passages)
 

@@ -84,15 +84,18 @@ def test_an_extra_index_column_is_ignored(tmp_path: Path) -> None:
         ),
         (
             lambda r: r.update(
-                references=json.dumps([{"content": "x", "start_index": 10**7, "end_index": 10**7 + 1}])
+                references=json.dumps(
+                    [{"content": "x", "start_index": 10**7, "end_index": 10**7 + 1}]
+                )
             ),
             r"question 2 \(c002.*the reference at \[10000000, 10000001\) lies outside "
             r"state_of_the_union\.md \(its text has 48,",
         ),
         (
             lambda r: r.update(
-                references=json.dumps([{"content": "Not what is there.", "start_index": 29533,
-                                        "end_index": 29551}])  # fmt: skip
+                references=json.dumps(
+                    [{"content": "Not what is there.", "start_index": 29533, "end_index": 29551}]
+                )
             ),
             r"question 2 \(c002.*the reference at \[29533, 29551\) does not match "
             r"state_of_the_union\.md there: the set says 'Not what is there\.', the text has "
@@ -157,8 +160,8 @@ def test_json_lines_take_references_spans_or_exact_strings(tmp_path: Path) -> No
          "evidence": ["Refunds are available"], "spans": [[11, 32]]},
         {"id": "mine", "doc": "policy.md", "query": "Heading?", "evidence": ["Refunds"],
          "spans": [[2, 9]]},
-        {"id": "j003", "doc": "policy.md", "query": "Days?", "evidence": ["seven days", "Seven days"],
-         "spans": [[40, 50], [52, 62]]},
+        {"id": "j003", "doc": "policy.md", "query": "Days?",
+         "evidence": ["seven days", "Seven days"], "spans": [[40, 50], [52, 62]]},
         {"id": "j004", "doc": "policy.md", "query": "Twice?", "evidence": ["days"]},
     ]  # fmt: skip
     out = tmp_path / "q.json"

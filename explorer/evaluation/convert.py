@@ -28,6 +28,7 @@ import io
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -171,7 +172,9 @@ def _collect(
                 raise QuerySetError(message + " (--skip-bad leaves such questions out)") from None
             skipped.append(message)
     if not items:
-        raise QuerySetError("no question could be converted" + (": " + skipped[0] if skipped else ""))
+        raise QuerySetError(
+            "no question could be converted" + (": " + skipped[0] if skipped else "")
+        )
     return Conversion(tuple(items), tuple(skipped))
 
 
@@ -228,7 +231,7 @@ def convert_chroma(
         return f"{path.name}: question {n} ({qid(n)}, {_clip(row.get('question') or '', 50)})"
 
     return _collect(
-        ((where(n, r), lambda n=n, r=r: make(n, r)) for n, r in enumerate(rows, 1)),
+        ((where(n, r), partial(make, n, r)) for n, r in enumerate(rows, 1)),
         skip_bad=skip_bad,
     )
 
@@ -283,10 +286,9 @@ def convert_jsonl(path: str | Path, docs: str | Path, *, skip_bad: bool = False)
         return _item(str(ident), doc, query.strip(), refs)
 
     return _collect(
-        ((f"{p.name}: line {n}", lambda k=k, line=line: make(k, line))
-         for k, (n, line) in enumerate(lines, 1)),
+        ((f"{p.name}: line {n}", partial(make, k, line)) for k, (n, line) in enumerate(lines, 1)),
         skip_bad=skip_bad,
-    )  # fmt: skip
+    )
 
 
 FORMATS = {"chroma": convert_chroma, "jsonl": convert_jsonl}

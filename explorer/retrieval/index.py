@@ -215,9 +215,7 @@ class ChunkIndex:
             )
             self._held = passages_of(self.chunks, self.passages)
         self.dense_texts = (
-            passage_texts(
-                doc, self.passages, heading_prefix=heading_prefix, context=bool(title)
-            )
+            passage_texts(doc, self.passages, heading_prefix=heading_prefix, context=bool(title))
             if dense == "passages" and doc is not None
             else self.chunk_texts
         )
