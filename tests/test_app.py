@@ -318,7 +318,7 @@ def test_a_contextual_header_prefixes_the_title_and_keeps_the_displayed_text(
     picker(app).set_value(2).run()
     shown_before, _ = chunk_codes(app)
     radio = app.radio(key="context_header")
-    assert radio.value == "off" and radio.options == ["off", "embedded", "embedded + BM25"]
+    assert radio.value == "off" and radio.options == ["off", "embed", "embed + BM25"]
     radio.set_value("embed+bm25").run()
     assert_ok(app)
     shown, embedded = chunk_codes(app)

@@ -152,8 +152,8 @@ PREFIX_HELP = (
 )
 CONTEXT_HEADER_LABELS = {
     "off": "off",
-    "embed": "embedded",
-    "embed+bm25": "embedded + BM25",
+    "embed": "embed",
+    "embed+bm25": "embed + BM25",
 }
 CONTEXT_HEADER_HELP = (
     "A contextual header without an LLM: the document's title and the heading path "
