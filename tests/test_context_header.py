@@ -223,3 +223,12 @@ def test_a_bad_header_value_on_the_command_line_is_one_error_line() -> None:
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and "context_header" in lines[0]
+
+
+def test_a_pdf_keeps_its_metadata_title() -> None:
+    from explorer.documents.load import load_path
+    from tests.conftest import SAMPLES
+
+    doc = load_path(SAMPLES / "field-manual.pdf")
+    assert doc.meta_title == "WQ-4 Field Water Testing Kit: Field Manual"
+    assert doc.title  # its first level-1 heading, else that metadata title
