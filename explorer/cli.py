@@ -1,5 +1,5 @@
 """Command line: ``python -m explorer COMMAND`` (text, chunk, audit, query, eval, sweep, ab, diff,
-map, cache, lessons, index).
+map, cache, lessons, index, convert).
 
 Every command that chunks or answers takes the same configuration options, each defaulting to
 the recommended configuration (:class:`explorer.config.Config`); ``query`` and ``eval`` print the
@@ -29,6 +29,8 @@ from explorer.chunking.adapters import LIBRARY_SPLITTERS
 from explorer.chunking.edits import Edits, describe, edits_for, edits_json, load_edits
 from explorer.chunking.measures import UNITS
 from explorer.chunking.splitters import SPLITTERS
+from explorer.cli_convert import add_parser as add_convert_parser
+from explorer.cli_convert import run_convert
 from explorer.config import Config
 from explorer.documents.folder import Skipped
 from explorer.documents.load import load_path
@@ -48,7 +50,7 @@ from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map, retrieval_map_json
 from explorer.export import chunk_record, manifest, records
 from explorer.progress import timed
-from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
+from explorer.retrieval.index import CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS
 from explorer.workspace import Workspace
 
 SWITCHES = ("heading_prefix", "section", "merge", "table_headers", "fill")
@@ -92,6 +94,12 @@ def _config_options(p: argparse.ArgumentParser) -> None:
         f"the model's window) or each chunk embedded whole (default {d.dense})",
     )
     g.add_argument("--model", help=f"embedding model (default {d.model})")
+    g.add_argument(
+        "--context-header",
+        choices=CONTEXT_HEADERS,
+        help="the document's title and heading path before what is embedded (embed), or also "
+        f"before what BM25 indexes (embed+bm25) (default {d.context_header})",
+    )
     g.add_argument(
         "--carry",
         type=float,
@@ -139,7 +147,7 @@ def config_from(args: argparse.Namespace) -> Config:
     command line builds a configuration)."""
     given: dict[str, Any] = {}
     keys = ("splitter", "unit", "size", "overlap", "encoding", "options", "retriever", "dense")
-    for key in (*keys, "model"):
+    for key in (*keys, "model", "context_header"):
         if getattr(args, key, None) is not None:
             given[key] = getattr(args, key)
     if getattr(args, "carry", None) is not None:
@@ -313,6 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     lessons.add_argument("--docs", default=None, help="their documents (default: the samples)")
     lessons.add_argument("--json", action="store_true", help="check: print one JSON object")
     cli_index.add_parser(sub, _config_options)
+    add_convert_parser(sub)
     return parser
 
 
@@ -883,6 +892,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return run_cache(args, out)
     if args.command == "lessons":
         return run_lessons(args, out)
+    if args.command == "convert":
+        return run_convert(args, out)
     config = config_from(args)  # bad settings fail before any document is read
     with _lasting_index(args, config):
         return _run_configured(args, config, out)

@@ -22,7 +22,13 @@ from typing import Any
 from explorer.chunking.splitters import ChunkSettings
 from explorer.errors import SettingsError
 from explorer.retrieval.embeddings import BUNDLED
-from explorer.retrieval.index import CARRY, DENSE_SOURCES, RETRIEVERS, check_carry
+from explorer.retrieval.index import (
+    CARRY,
+    DENSE_SOURCES,
+    RETRIEVERS,
+    check_carry,
+    check_context_header,
+)
 
 CHUNK_KEYS = tuple(f.name for f in dataclasses.fields(ChunkSettings))
 """The keys of the flat form that belong to the chunk settings."""
@@ -46,6 +52,10 @@ class Config:
     """The sentence-transformers model (the bundled one, or a local folder)."""
     heading_prefix: bool = False
     """Embed and index each chunk after its heading path (what is displayed never changes)."""
+    context_header: str = "off"
+    """A contextual header — the document's title and the heading path — before what is embedded
+    (``embed``), or before what is embedded and what BM25 indexes (``embed+bm25``); where it is
+    on it replaces the heading prefix. What is displayed never changes."""
     carry: float = CARRY
     """Each chunk's score gains this share of the previous chunk's own score (0 to 1)."""
     neighbours: int = 0
@@ -70,6 +80,10 @@ class Config:
             raise SettingsError(
                 f"unknown dense source {self.dense!r}; choose one of {', '.join(DENSE_SOURCES)}"
             )
+        if not isinstance(self.context_header, str):
+            raise SettingsError(f"context_header must be text, got {self.context_header!r}")
+        object.__setattr__(self, "context_header", self.context_header.strip().lower())
+        check_context_header(self.context_header)
         if isinstance(self.carry, bool) or not isinstance(self.carry, int | float):
             raise SettingsError(f"carry must be a number from 0 to 1, got {self.carry!r}")
         check_carry(float(self.carry))
@@ -96,7 +110,7 @@ class Config:
         """A canonical string of everything that changes the ranking (for caches)."""
         return (
             f"{self.chunking.key()}|{self.retriever}|{self.dense}|{self.model}"
-            f"|prefix={self.heading_prefix}|carry={self.carry!r}"
+            f"|prefix={self.heading_prefix}|context={self.context_header}|carry={self.carry!r}"
         )
 
     # ------------------------------------------------------------------ changing
@@ -151,6 +165,7 @@ class Config:
             "dense": self.dense,
             "model": self.model,
             "heading_prefix": self.heading_prefix,
+            "context_header": self.context_header,
             "carry": self.carry,
             "neighbours": self.neighbours,
             "section": self.section,

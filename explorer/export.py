@@ -2,7 +2,8 @@
 
 Each record holds the chunk as displayed (``text``, exactly ``doc.text[start:end]``) beside what
 an index should embed for it (``embedded_text``: after its heading path when the configuration
-prefixes it, with its table's header rows when it holds body rows without them), and the same
+prefixes it, or after the document's title and heading path with a contextual header, with its
+table's header rows when it holds body rows without them), and the same
 under the names LangChain and LlamaIndex take, so a line loads as either::
 
     from langchain_core.documents import Document
@@ -57,7 +58,8 @@ def chunk_record(
 ) -> dict[str, Any]:
     """One chunk as a flat JSON-ready dict; ``text`` is exactly ``doc.text[start:end]``."""
     settings = config.chunking
-    embedded = embedded_text(chunk, heading_prefix=config.heading_prefix)
+    title = doc.title if config.context_header != "off" else ""
+    embedded = embedded_text(chunk, heading_prefix=config.heading_prefix, title=title)
     if headers is not None:
         rows = [doc.text[s:e] for s, e in headers.for_span(chunk.start, chunk.end)]
         if rows:
@@ -133,8 +135,14 @@ def manifest(
             "model": config.model,
             "dense_scores_from": config.dense,
             "heading_prefix": config.heading_prefix,
+            "context_header": config.context_header,
+            "title": doc.title if config.context_header != "off" else None,
         },
-        "retrieval": {"retriever": config.retriever, "carry": config.carry},
+        "retrieval": {
+            "retriever": config.retriever,
+            "carry": config.carry,
+            "bm25_context_header": config.context_header == "embed+bm25",
+        },
         "context": {
             "neighbours": config.neighbours,
             "section": config.section,
@@ -150,8 +158,10 @@ def manifest(
         "ids": "a hash of the settings, heading path, occurrence and text: an unchanged chunk "
         "keeps its id in another version of the document (doc_sha256 names the version)",
         "embedded_text": "what an index should embed for a chunk: after its heading path when "
-        "heading_prefix is on, with its table's header rows when it holds body rows without "
-        "them and table_headers is on; text is what is displayed",
+        "heading_prefix is on, or after the document's title and heading path when "
+        "context_header is on (with embed+bm25, BM25 indexes the chunk after that header too), "
+        "with its table's header rows when it holds body rows without them and table_headers "
+        "is on; text is what is displayed",
         "chunks": len(chunks),
     }
     return out

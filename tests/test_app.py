@@ -312,6 +312,26 @@ def test_prefix_heading_path_changes_the_embedded_text(app: AppTest) -> None:
     assert embedded == prefix + shown
 
 
+def test_a_contextual_header_prefixes_the_title_and_keeps_the_displayed_text(
+    app: AppTest,
+) -> None:
+    picker(app).set_value(2).run()
+    shown_before, _ = chunk_codes(app)
+    radio = app.radio(key="context_header")
+    assert radio.value == "off" and radio.options == ["off", "embed", "embed + BM25"]
+    radio.set_value("embed+bm25").run()
+    assert_ok(app)
+    shown, embedded = chunk_codes(app)
+    # the title (the document's H1) is not repeated before its own heading path
+    header = "Refund and Returns Policy > Refunds\n\n"
+    assert shown == shown_before and not shown.startswith(header)
+    assert embedded.startswith(header) and embedded.count(header) >= 2  # on every passage
+    assert any("title and heading path prefixed" in m.value for m in app.markdown)
+    app.radio(key="dense").set_value("chunks").run()
+    shown, embedded = chunk_codes(app)
+    assert embedded == header + shown
+
+
 def test_a_stale_chunk_label_from_the_browser_is_dropped() -> None:
     # the browser sends back the label it showed; after a document switch that label is no
     # option and the selectbox returns it as a string (seen in a real browser; AppTest cannot

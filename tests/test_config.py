@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from explorer.chunking.splitters import RECURSIVE_LEVELS, SPLITTERS, ChunkSettings
 from explorer.config import FLAT_KEYS, Config
 from explorer.errors import SettingsError
-from explorer.retrieval.index import CARRY, DENSE_SOURCES, RETRIEVERS
+from explorer.retrieval.index import CARRY, CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS
 
 
 def test_the_default_is_the_recommended_configuration() -> None:
@@ -44,6 +44,7 @@ def configs(draw: st.DrawFn) -> Config:
         retriever=draw(st.sampled_from(RETRIEVERS)),
         dense=draw(st.sampled_from(DENSE_SOURCES)),
         heading_prefix=draw(st.booleans()),
+        context_header=draw(st.sampled_from(CONTEXT_HEADERS)),
         carry=draw(st.floats(0, 1, allow_nan=False)),
         neighbours=draw(st.integers(0, 9)),
         section=draw(st.booleans()),

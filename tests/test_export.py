@@ -72,8 +72,14 @@ def test_the_manifest_records_the_model_retrieval_and_context() -> None:
         "model": config.model,
         "dense_scores_from": "passages",
         "heading_prefix": False,
+        "context_header": "off",
+        "title": None,
     }
-    assert m["retrieval"] == {"retriever": "bm25", "carry": config.carry}
+    assert m["retrieval"] == {
+        "retriever": "bm25",
+        "carry": config.carry,
+        "bm25_context_header": False,
+    }
     assert m["context"]["neighbours"] == 1 and m["context"]["fill"] is False
     assert (m["context"]["k"], m["context"]["budget"]) == (3, 512)
     assert Config.from_json(m["config"]) == config  # the flat configuration, without loss

@@ -114,6 +114,7 @@ def options(config: Config) -> list[str]:
         out += [f"--{key}", str(flat[key])]
     for key in ("heading_prefix", "section", "merge", "table_headers", "fill"):
         out += [f"--{key.replace('_', '-')}", "on" if flat[key] else "off"]
+    out += ["--context-header", str(flat["context_header"])]
     return out
 
 

@@ -267,9 +267,14 @@ PASSAGE_SEPARATOR = "\n\n· · ·\n\n"
 
 
 def embedded_passages(
-    doc: Document, chunk: Chunk, spans: Sequence[Chunk], *, heading_prefix: bool
+    doc: Document,
+    chunk: Chunk,
+    spans: Sequence[Chunk],
+    *,
+    heading_prefix: bool,
+    context: bool = False,
 ) -> list[str]:
     """What is embedded to score ``chunk`` when dense scores come from ``spans``, the
-    document's passages."""
+    document's passages (``context``: after the contextual header)."""
     ((lo, hi),) = passages_of([chunk], spans)
-    return passage_texts(doc, spans[lo:hi], heading_prefix=heading_prefix)
+    return passage_texts(doc, spans[lo:hi], heading_prefix=heading_prefix, context=context)

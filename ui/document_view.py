@@ -429,10 +429,18 @@ def chunk_details(shown: Shown, selected: int) -> None:
         text_col.markdown(f"**Chunk {selected}: displayed text**")
         text_col.code(c.text, language=None, wrap_lines=True)
         prefix = config.heading_prefix
-        prefix_note = "heading path prefixed" if prefix else "no prefix; see the sidebar"
+        context = config.context_header != "off"
+        title = shown.doc.title if context else ""
+        prefix_note = (
+            "title and heading path prefixed"
+            if context
+            else "heading path prefixed"
+            if prefix
+            else "no prefix; see the sidebar"
+        )
         if config.dense == "passages":
             texts = chunk_view.embedded_passages(
-                shown.doc, c, shown.passages(), heading_prefix=prefix
+                shown.doc, c, shown.passages(), heading_prefix=prefix, context=context
             )
             embed_col.markdown(
                 f"**Chunk {selected}: the passages that score it** ({len(texts)}; "
@@ -441,7 +449,11 @@ def chunk_details(shown: Shown, selected: int) -> None:
             embed_col.code(chunk_view.PASSAGE_SEPARATOR.join(texts), language=None, wrap_lines=True)
         else:
             embed_col.markdown(f"**Chunk {selected}: text that is embedded** ({prefix_note})")
-            embed_col.code(embedded_text(c, heading_prefix=prefix), language=None, wrap_lines=True)
+            embed_col.code(
+                embedded_text(c, heading_prefix=prefix, title=title),
+                language=None,
+                wrap_lines=True,
+            )
 
 
 def edit_controls(shown: Shown, selected: int) -> None:

@@ -150,6 +150,18 @@ NEIGHBOURS_HELP = (
 PREFIX_HELP = (
     'Embed and index "Heading > Sub" + a blank line + the chunk text, as many pipelines do.'
 )
+CONTEXT_HEADER_LABELS = {
+    "off": "off",
+    "embed": "embed",
+    "embed+bm25": "embed + BM25",
+}
+CONTEXT_HEADER_HELP = (
+    "A contextual header without an LLM: the document's title and the heading path "
+    '("Title > Heading > Sub") before what is embedded, or before what is embedded and what '
+    "BM25 indexes — Anthropic's contextual embeddings and contextual BM25, with the title and "
+    "headings in place of an LLM-written context. It replaces the heading prefix where it is on. "
+    "The displayed chunks, their offsets and highlights do not change; new texts are embedded."
+)
 MERGE_HELP = (
     "Send text shared by hits (overlap, touching chunks, shared neighbours) once, so a token "
     "budget counts it once."

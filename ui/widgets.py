@@ -25,7 +25,7 @@ from explorer.errors import ExplorerError
 from explorer.progress import Progress, timed
 from explorer.retrieval.embeddings import BUNDLED
 from explorer.retrieval.evidence import Verdict
-from explorer.retrieval.index import DENSE_SOURCES, RETRIEVERS
+from explorer.retrieval.index import CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS
 from explorer.workspace import Pending, Workspace
 from ui import places, settings
 from ui.safe import md_text
@@ -378,7 +378,8 @@ def _library_options(p: str, name: str) -> None:
 
 
 def embedding_widgets(p: str = "") -> None:
-    """The embedding model, where dense scores come from, and the heading prefix."""
+    """The embedding model, where dense scores come from, the heading prefix and the
+    contextual header."""
     st.text_input(
         "Embedding model",
         key=p + "model",
@@ -396,6 +397,14 @@ def embedding_widgets(p: str = "") -> None:
         help=settings.DENSE_HELP,
     )
     st.toggle("Prefix heading path", key=p + "heading_prefix", help=settings.PREFIX_HELP)
+    st.radio(
+        "Contextual header (title > headings)",
+        CONTEXT_HEADERS,
+        key=p + "context_header",
+        horizontal=True,
+        format_func=settings.CONTEXT_HEADER_LABELS.get,
+        help=settings.CONTEXT_HEADER_HELP,
+    )
 
 
 def retrieval_widgets(p: str = "") -> None:

@@ -252,14 +252,27 @@ def chunk_ids(doc: Document, spans: Sequence[tuple[int, int]], key: str) -> list
 # --------------------------------------------------------------------------- cut levels
 
 
-def embedded_text(chunk: Chunk, *, heading_prefix: bool) -> str:
-    """The text sent to the embedding model: the chunk text, optionally after its heading path.
+def embedded_text(chunk: Chunk, *, heading_prefix: bool, title: str = "") -> str:
+    """The text sent to the embedding model: the chunk text, optionally after its heading path,
+    or — given the document's ``title`` (a contextual header) — after the title and its heading
+    path (:func:`context_header`).
 
     What is displayed and what offsets refer to is always ``chunk.text``; only this may differ.
     """
+    if title:
+        return context_header(title, chunk.heading_path) + "\n\n" + chunk.text
     if heading_prefix and chunk.heading_path:
         return " > ".join(chunk.heading_path) + "\n\n" + chunk.text
     return chunk.text
+
+
+def context_header(title: str, heading_path: Sequence[str]) -> str:
+    """A contextual header without an LLM: ``"Title > Section > Subsection"``. The title is not
+    repeated when the heading path already starts with it (a Markdown file's H1)."""
+    path = list(heading_path)
+    if path and " ".join(path[0].split()) == " ".join(title.split()):
+        path = path[1:]
+    return " > ".join([title, *path])
 
 
 class Cuts(Protocol):

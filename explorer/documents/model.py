@@ -217,6 +217,8 @@ class Document:
     layout: Layout | None = None
     normalisation: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    meta_title: str = ""
+    """The title the file's own metadata gives (a PDF's ``/Title``), or ``""``."""
     removed: tuple[RemovedLine, ...] = field(default=(), compare=False)
     """PDF: the lines the reader removed from the text (never part of ``text``)."""
     _heading_starts: list[int] = field(init=False, repr=False, compare=False)
@@ -240,6 +242,17 @@ class Document:
         """What the document is, for caches: its bytes' hash and how they were read (the same
         bytes read as Markdown and as plain text are two documents; the name is not part of it)."""
         return f"{self.sha256}:{self.kind}"
+
+    @property
+    def title(self) -> str:
+        """The document's title: its first level-1 heading, else the title in its metadata,
+        else its file name without the suffix."""
+        for h in self.headings:
+            if h.level == 1 and h.title.strip():
+                return " ".join(h.title.split())
+        if self.meta_title.strip():
+            return " ".join(self.meta_title.split())
+        return Path(self.name).stem or self.name
 
     def heading_path_at(self, offset: int) -> tuple[str, ...]:
         """The heading path of the section that ``offset`` falls in (empty before any heading)."""

@@ -16,6 +16,11 @@ Dense scores come from one of two sources (``dense=``):
   new. A passage of a table's body rows is embedded after the table's header row(s)
   (:func:`passage_texts`); its span stays the rows'.
 
+A *contextual header* (``context_header=``, :data:`CONTEXT_HEADERS`) puts the document's title and
+the heading path before what is embedded (``"embed"``), and also before what BM25 indexes
+(``"embed+bm25"``) — Anthropic's contextual embeddings and contextual BM25, with the title and
+headings standing for the context an LLM would write. What is displayed never changes.
+
 Every retriever ranks *all* chunks, so the evidence check can say where a chunk that was not
 retrieved would have ranked ("ranked 9th").
 
@@ -32,7 +37,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.chunking.splitters import Chunk, ChunkSettings, embedded_text, split_passages
+from explorer.chunking.splitters import (
+    Chunk,
+    ChunkSettings,
+    context_header,
+    embedded_text,
+    split_passages,
+)
 from explorer.documents.model import Document
 from explorer.errors import SettingsError
 
@@ -42,6 +53,9 @@ if TYPE_CHECKING:
     from explorer.retrieval.embeddings import Embedder, Vectors
 
 RETRIEVERS = ("dense", "bm25", "hybrid")
+CONTEXT_HEADERS = ("off", "embed", "embed+bm25")
+"""Where the contextual header (title > heading path) goes: nowhere, before what is embedded, or
+before what is embedded and what BM25 indexes."""
 DENSE_SOURCES = ("passages", "chunks")
 PASSAGE_TOKENS = 64
 """Passages are the document's sentences packed to at most this many cl100k tokens (inside one
@@ -78,11 +92,22 @@ def passages(doc: Document, *, units: Units | None = None) -> list[Chunk]:
     return split_passages(doc, PASSAGES, units=units)
 
 
-def passage_texts(doc: Document, spans: Sequence[Chunk], *, heading_prefix: bool) -> list[str]:
+def check_context_header(value: str) -> None:
+    if value not in CONTEXT_HEADERS:
+        raise SettingsError(
+            f"unknown context_header {value!r}; choose one of {', '.join(CONTEXT_HEADERS)}"
+        )
+
+
+def passage_texts(
+    doc: Document, spans: Sequence[Chunk], *, heading_prefix: bool, context: bool = False
+) -> list[str]:
     """What is embedded for each passage: its :func:`~explorer.chunking.splitters.embedded_text`,
     and for a passage of a table's body rows that does not hold the table's header rows, those
     rows first (a row without the names of its columns is half a row), unless they are longer
-    than a passage. The passage's span, and what is shown for it, stay its own."""
+    than a passage. With ``context``, the document's title and the passage's heading path come
+    first (:func:`~explorer.chunking.splitters.context_header`; it replaces the heading prefix).
+    The passage's span, and what is shown for it, stay its own."""
     from explorer.chunking.measures import get_measure
 
     count = get_measure("tokens").count
@@ -102,7 +127,9 @@ def passage_texts(doc: Document, spans: Sequence[Chunk], *, heading_prefix: bool
                 header = doc.text[hs:he]
                 if count(header) <= PASSAGE_TOKENS:
                     text = header + "\n" + text
-        if heading_prefix and p.heading_path:
+        if context:
+            text = context_header(doc.title, p.heading_path) + "\n\n" + text
+        elif heading_prefix and p.heading_path:
             text = " > ".join(p.heading_path) + "\n\n" + text
         out.append(text)
     return out
@@ -139,7 +166,9 @@ class ChunkIndex:
 
     With ``dense="passages"`` (needs ``doc``), dense scores come from the document's passages
     (``passages``, when already made for it); with ``"chunks"``, from each chunk's own text. BM25
-    always indexes the chunks.
+    always indexes the chunks. ``context_header`` (:data:`CONTEXT_HEADERS`, needs ``doc``) puts
+    the document's title and heading path before what is embedded, and with ``"embed+bm25"``
+    before what BM25 indexes too.
     """
 
     def __init__(
@@ -151,7 +180,11 @@ class ChunkIndex:
         doc: Document | None = None,
         dense: str = "chunks",
         passages: Sequence[Chunk] | None = None,
+        context_header: str = "off",
     ) -> None:
+        check_context_header(context_header)
+        if context_header != "off" and doc is None:
+            raise SettingsError("a contextual header needs the document (its title)")
         if dense not in DENSE_SOURCES:
             raise SettingsError(
                 f"unknown dense source {dense!r}; choose one of {', '.join(DENSE_SOURCES)}"
@@ -161,7 +194,17 @@ class ChunkIndex:
         self.chunks = list(chunks)
         self.embedder = embedder
         self.dense = dense
-        self.texts = [embedded_text(c, heading_prefix=heading_prefix) for c in self.chunks]
+        title = doc.title if doc is not None and context_header != "off" else ""
+        plain = [embedded_text(c, heading_prefix=heading_prefix) for c in self.chunks]
+        headed = (
+            [embedded_text(c, heading_prefix=heading_prefix, title=title) for c in self.chunks]
+            if title
+            else plain
+        )
+        self.texts = headed if context_header == "embed+bm25" else plain
+        """What BM25 indexes for each chunk."""
+        self.chunk_texts = headed
+        """What is embedded for each chunk with ``dense="chunks"``."""
         self.dropped = frozenset(i for i, c in enumerate(self.chunks) if "dropped" in c.flags)
         """Chunks a what-if edit dropped (:mod:`explorer.chunking.edits`): never ranked."""
         self.passages: list[Chunk] = []
@@ -172,9 +215,9 @@ class ChunkIndex:
             )
             self._held = passages_of(self.chunks, self.passages)
         self.dense_texts = (
-            passage_texts(doc, self.passages, heading_prefix=heading_prefix)
+            passage_texts(doc, self.passages, heading_prefix=heading_prefix, context=bool(title))
             if dense == "passages" and doc is not None
-            else self.texts
+            else self.chunk_texts
         )
         """What is sent to the embedding model: the passages' or the chunks' texts."""
         self._vectors: Vectors | None = None
@@ -192,7 +235,7 @@ class ChunkIndex:
     def embedded_for(self, index: int) -> list[str]:
         """The texts whose vectors score chunk ``index``."""
         if self.dense == "chunks":
-            return [self.texts[index]]
+            return [self.chunk_texts[index]]
         lo, hi = self._held[index]
         return self.dense_texts[lo:hi]
 

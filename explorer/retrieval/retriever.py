@@ -58,6 +58,7 @@ class Retriever:
             doc=doc,
             dense=config.dense,
             passages=passages,
+            context_header=config.context_header,
         )
         self._units_of = units
         self._units: Units | None = None

@@ -13,6 +13,7 @@ back to rendered coordinates here.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections import Counter
 from typing import Any
 
@@ -199,4 +200,8 @@ def _load(doc: Any, data: bytes, *, name: str, progress: Progress) -> Document:
         units_per_page.append(units)
 
     sizes = [p.rendered for p in pages]
-    return _assemble(data, name, units_per_page, sizes, stats, warnings)
+    document = _assemble(data, name, units_per_page, sizes, stats, warnings)
+    title = ""
+    with contextlib.suppress(Exception):
+        title = str(doc.metadata.get("title") or "").strip()
+    return dataclasses.replace(document, meta_title=title) if title else document

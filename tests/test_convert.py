@@ -1,0 +1,191 @@
+"""``explorer convert``: Chroma's chunking_evaluation CSV and JSON Lines question sets into the
+query-set format, every reference checked against its document."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from explorer.cli import main
+from explorer.errors import QuerySetError
+from explorer.evaluation.convert import convert_chroma, convert_jsonl
+from explorer.evaluation.queries import load_queries
+from tests.conftest import REPO
+
+CHROMA = REPO.parent / "shared" / "benchmarks" / "chroma-chunking-eval"
+SHARED = json.loads((CHROMA / "questions.json").read_text(encoding="utf-8"))
+
+
+def write_csv(path: Path, rows: list[dict[str, Any]], columns: tuple[str, ...]) -> Path:
+    with path.open("w", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns)
+        w.writeheader()
+        for r in rows:
+            w.writerow({c: r[c] for c in columns})
+    return path
+
+
+def chroma_rows(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The shared set back in Chroma's original form: question, references (JSON), corpus_id."""
+    return [
+        {
+            "question": q["query"],
+            "references": json.dumps(
+                [
+                    {"content": e, "start_index": s, "end_index": t}
+                    for e, (s, t) in zip(q["evidence"], q["spans"], strict=True)
+                ]
+            ),
+            "corpus_id": Path(q["doc"]).stem,
+        }
+        for q in items
+    ]
+
+
+COLUMNS = ("question", "references", "corpus_id")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_the_chroma_csv_converts_to_the_shared_query_set_exactly(tmp_path: Path) -> None:
+    source = write_csv(tmp_path / "questions_df.csv", chroma_rows(SHARED), COLUMNS)
+    out = tmp_path / "questions.json"
+    code, printed, err = run("convert", "chroma", str(source), str(CHROMA / "docs"), "--out",
+                             str(out))  # fmt: skip
+    assert code == 0 and err == ""
+    assert json.loads(out.read_text(encoding="utf-8")) == SHARED
+    assert printed.startswith(f"{len(SHARED)} questions over 5 documents, 790 references")
+    assert len(load_queries(out)) == len(SHARED) == 472  # the loader reads it back
+
+
+def test_an_extra_index_column_is_ignored(tmp_path: Path) -> None:
+    rows = [dict(r, **{"": str(i)}) for i, r in enumerate(chroma_rows(SHARED[:3]))]
+    source = write_csv(tmp_path / "q.csv", rows, ("", *COLUMNS))
+    assert list(convert_chroma(source, CHROMA / "docs").items) == SHARED[:3]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda r: r.update(references='[{"content": "x", "start_index": 1'),
+            r"question 2 \(c002, .*\): references is not JSON \(Expecting",
+        ),
+        (
+            lambda r: r.update(
+                references=json.dumps(
+                    [{"content": "x", "start_index": 10**7, "end_index": 10**7 + 1}]
+                )
+            ),
+            r"question 2 \(c002.*the reference at \[10000000, 10000001\) lies outside "
+            r"state_of_the_union\.md \(its text has 48,",
+        ),
+        (
+            lambda r: r.update(
+                references=json.dumps(
+                    [{"content": "Not what is there.", "start_index": 29533, "end_index": 29551}]
+                )
+            ),
+            r"question 2 \(c002.*the reference at \[29533, 29551\) does not match "
+            r"state_of_the_union\.md there: the set says 'Not what is there\.', the text has "
+            r"'But unfortunately,'",
+        ),
+        (
+            lambda r: r.update(references=json.dumps([{"content": "x", "start_index": 1}])),
+            r"question 2 .*reference 1 must be an object with content, start_index, end_index",
+        ),
+        (
+            lambda r: r.update(corpus_id="nosuch"),
+            r"question 2 .*corpus 'nosuch' has no file in .* \(looked for nosuch\.md",
+        ),
+    ],
+)
+def test_a_bad_row_is_named_with_its_offsets(tmp_path: Path, change: Any, message: str) -> None:
+    rows = chroma_rows(SHARED[:3])
+    change(rows[1])
+    source = write_csv(tmp_path / "q.csv", rows, COLUMNS)
+    with pytest.raises(QuerySetError, match=message):
+        convert_chroma(source, CHROMA / "docs")
+    # on the command line: exit 2, one error line, nothing written
+    out = tmp_path / "out.json"
+    code, _, err = run("convert", "chroma", str(source), str(CHROMA / "docs"), "--out", str(out))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and err.startswith("error: ")
+    assert "--skip-bad" in err and not out.exists()
+    # --skip-bad leaves the question out and names it
+    code, printed, err = run("convert", "chroma", str(source), str(CHROMA / "docs"), "--out",
+                             str(out), "--skip-bad")  # fmt: skip
+    assert code == 0 and "2 questions" in printed and "1 skipped" in printed
+    assert err.startswith("skipped: q.csv: question 2 (c002")
+    assert [q["id"] for q in json.loads(out.read_text(encoding="utf-8"))] == ["c001", "c003"]
+
+
+def test_a_missing_column_names_it_and_what_chroma_has(tmp_path: Path) -> None:
+    source = write_csv(tmp_path / "q.csv", chroma_rows(SHARED[:2]), ("question", "corpus_id"))
+    code, _, err = run("convert", "chroma", str(source), str(CHROMA / "docs"), "--out",
+                       str(tmp_path / "o.json"))  # fmt: skip
+    assert code == 2
+    assert err == (
+        f"error: {source}: no column 'references' (it has 'question', 'corpus_id'; Chroma's "
+        "questions_df.csv has question, references, corpus_id)\n"
+    )
+
+
+def test_json_lines_take_references_spans_or_exact_strings(tmp_path: Path) -> None:
+    (tmp_path / "policy.md").write_text(
+        "# Refunds\n\nRefunds are available within seven days. Seven days.\n", encoding="utf-8"
+    )
+    lines = [
+        {"question": "How long?", "doc": "policy.md",
+         "references": [{"content": "Refunds are available", "start_index": 11, "end_index": 32}]},
+        {"id": "mine", "query": "Heading?", "doc": "policy.md", "spans": [[2, 9]]},
+        {"question": "Days?", "doc": "policy.md", "evidence": ["seven days", "Seven days"]},
+        {"question": "Twice?", "doc": "policy.md", "evidence": ["days"]},
+    ]  # fmt: skip
+    src = tmp_path / "set.jsonl"
+    src.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n", encoding="utf-8")
+    items = list(convert_jsonl(src, tmp_path).items)
+    assert items == [
+        {"id": "j001", "doc": "policy.md", "query": "How long?",
+         "evidence": ["Refunds are available"], "spans": [[11, 32]]},
+        {"id": "mine", "doc": "policy.md", "query": "Heading?", "evidence": ["Refunds"],
+         "spans": [[2, 9]]},
+        {"id": "j003", "doc": "policy.md", "query": "Days?",
+         "evidence": ["seven days", "Seven days"], "spans": [[40, 50], [52, 62]]},
+        {"id": "j004", "doc": "policy.md", "query": "Twice?", "evidence": ["days"]},
+    ]  # fmt: skip
+    out = tmp_path / "q.json"
+    assert run("convert", "jsonl", str(src), str(tmp_path), "--out", str(out))[0] == 0
+    assert [q.spans for q in load_queries(out)][2] == ((40, 50), (52, 62))
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", r"set\.jsonl: line 1: not JSON"),
+        ('{"question": "q", "doc": "policy.md", "evidence": ["absent words"]}',
+         r"line 1: the evidence 'absent words' does not occur in policy\.md"),
+        ('{"question": "q", "doc": "policy.md", "spans": [[5, 500]]}',
+         r"line 1: the reference at \[5, 500\) lies outside policy\.md"),
+        ('{"question": "q", "doc": "other.md", "spans": [[0, 1]]}',
+         r"line 1: document 'other\.md' is not a file in"),
+        ('{"question": "q", "doc": "policy.md"}',
+         r"line 1: give the evidence as 'references', 'spans' or 'evidence'"),
+    ],
+)  # fmt: skip
+def test_bad_json_lines_are_named(tmp_path: Path, line: str, message: str) -> None:
+    (tmp_path / "policy.md").write_text("Refunds within seven days.\n", encoding="utf-8")
+    src = tmp_path / "set.jsonl"
+    src.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(QuerySetError, match=message):
+        convert_jsonl(src, tmp_path)
