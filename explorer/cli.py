@@ -672,7 +672,7 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
     )
     comparisons = paired(ra, rb)
     side = ab_measures(ra, rb, workspace)
-    claim = _claim(args.a, spec_b, a, b, comparisons, k=max(args.k))
+    claim = presets.judge(a, b, comparisons, k=max(args.k))
     result = {
         "a": a.to_json(),
         "b": b.to_json(),
@@ -708,24 +708,6 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
     if claim is not None:
         out.write(claim.sentence() + "\n")
     return 0
-
-
-def _claim(
-    spec_a: str, spec_b: str, a: Config, b: Config, comparisons: dict[str, Any], *, k: int
-) -> Any:
-    """What the A/B says of a preset's claim, when one side is a preset alone (``preset=NAME``)
-    with a checkable claim and the other is ours; else ``None``."""
-    from explorer.evaluation.presets import agreement, spec_preset
-
-    measure = f"k={k}"
-    if measure not in comparisons:
-        return None
-    found_b, found_a = spec_preset(spec_b), spec_preset(spec_a)
-    if found_b is not None and a == Config():
-        return agreement(found_b, comparisons[measure], measure=f"coverage@{k}")
-    if found_a is not None and b == Config():
-        return agreement(found_a, comparisons[measure], measure=f"coverage@{k}", side="A")
-    return None
 
 
 def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:

@@ -204,6 +204,35 @@ def spec_config(spec: str) -> Config:
     return Config.from_spec(rest, base=base)
 
 
+def claim_for(a: Config, b: Config) -> tuple[Preset, str] | None:
+    """The preset with a checkable claim that one side of an A/B is, and that side (``"A"`` or
+    ``"B"``), when the other side is ours: both with the same retriever, a preset's settings
+    otherwise unchanged (the claims are about chunking, so the retriever both share may differ
+    from the default). ``None`` for any other pair."""
+    if a.retriever != b.retriever:
+        return None
+    ours = Config().replace(retriever=a.retriever)
+    for found in PRESETS.values():
+        if found.expectation is None:
+            continue
+        theirs = found.config().replace(retriever=a.retriever)
+        if b == theirs and a == ours:
+            return found, "B"
+        if a == theirs and b == ours:
+            return found, "A"
+    return None
+
+
+def judge(a: Config, b: Config, comparisons: Mapping[str, PairedComparison], *, k: int) -> (
+    Agreement | None
+):
+    """:func:`agreement` at coverage@``k`` for an A/B whose sides :func:`claim_for` recognises."""
+    found = claim_for(a, b)
+    if found is None or f"k={k}" not in comparisons:
+        return None
+    return agreement(found[0], comparisons[f"k={k}"], measure=f"coverage@{k}", side=found[1])
+
+
 def spec_preset(spec: str) -> Preset | None:
     """The preset a SPEC names when it is that preset alone (``preset=NAME``, nothing else)."""
     parts = [p.strip() for p in re.split(r",(?=\s*[a-z_-]+=)", spec) if p.strip()]
