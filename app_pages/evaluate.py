@@ -658,7 +658,9 @@ if tab_ab.open:
             st.subheader(f"Questions that flipped at k = {k}", anchor=False)
             show_flips(ra, rb, k)
             with st.expander("All measures, A next to B"):
-                st.dataframe(evaluate_view.summary_rows(ra, rb, ws), hide_index=True, key="ab_summary")
+                st.dataframe(
+                    evaluate_view.summary_rows(ra, rb, ws), hide_index=True, key="ab_summary"
+                )
             assert ws is not None
             rows = evaluate_view.ab_rows(ra, rb, ws, k=k)
             st.subheader("Every question", anchor=False)

@@ -3,10 +3,11 @@ text|chunk|audit|query|eval|sweep|ab|diff|cache|lessons|presets``.
 
 Every command that chunks or answers takes the same configuration options, each defaulting to
 the recommended configuration (:class:`explorer.config.Config`), or to a published baseline's
-with ``--preset NAME`` (``presets`` lists them, :mod:`explorer.evaluation.presets`); ``query`` and ``eval`` print the
-configuration they used, flat, under ``"config"``. Embeddings are kept between runs in the
-lasting index (``--cache-dir``, else ``$CHUNK_EXPLORER_CACHE``, else the user's cache folder;
-``--no-cache`` for none); ``eval`` and ``sweep`` say on stderr how many texts they embedded.
+with ``--preset NAME`` (``presets`` lists them, :mod:`explorer.evaluation.presets`); ``query``
+and ``eval`` print the configuration they used, flat, under ``"config"``. Embeddings are kept
+between runs in the lasting index (``--cache-dir``, else ``$CHUNK_EXPLORER_CACHE``, else the
+user's cache folder; ``--no-cache`` for none); ``eval`` and ``sweep`` say on stderr how many
+texts they embedded.
 
 Bad input never shows a traceback: it exits with status 2 and one line on stderr that says what
 is wrong and what to do. A document that loads with an assumption (an encoding guessed, a damaged
@@ -484,8 +485,9 @@ def _print_report(report: EvalReport, out: TextIO) -> None:
     means = {m: report.mean_at_k(f"{m}_at_k") for m in ("recall", "precision", "iou", "mrr")}
     for k, v in report.coverage_at_k.items():
         out.write(
-            f"  coverage@{k:<5d} {v:6.3f}   recall {means['recall'][k]:6.3f}   precision "
-            f"{means['precision'][k]:6.3f}   iou {means['iou'][k]:6.3f}   mrr {means['mrr'][k]:6.3f}\n"
+            f"  coverage@{k:<5d} {v:6.3f}   recall {means['recall'][k]:6.3f}   "
+            f"precision {means['precision'][k]:6.3f}   iou {means['iou'][k]:6.3f}   "
+            f"mrr {means['mrr'][k]:6.3f}\n"
         )
     for b, v in report.coverage_at_budget.items():
         out.write(f"  coverage@{b} tokens {v:6.3f}\n")
@@ -862,8 +864,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "presets":
         from explorer.evaluation import presets
 
-        listed = presets.presets_json() if args.json else presets.presets_text()
-        out.write(json.dumps(listed, ensure_ascii=False) + "\n" if args.json else listed)
+        if args.json:
+            out.write(json.dumps(presets.presets_json(), ensure_ascii=False) + "\n")
+        else:
+            out.write(presets.presets_text())
         return 0
     config = config_from(args)  # bad settings fail before any document is read
     with _lasting_index(args, config):

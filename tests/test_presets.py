@@ -107,7 +107,12 @@ def test_the_presets_the_issue_asks_for_exist_with_source_and_claim() -> None:
             "chroma-recursive-400", "semchunk-256", "page"} <= names  # fmt: skip
     assert preset("ours").config() == Config()
     lc = preset("langchain-1000-200").config().chunking
-    assert (lc.splitter, lc.unit, lc.size, lc.overlap) == ("langchain-recursive", "chars", 1000, 200)
+    assert (lc.splitter, lc.unit, lc.size, lc.overlap) == (
+        "langchain-recursive",
+        "chars",
+        1000,
+        200,
+    )
     oa = preset("openai-800-400").config().chunking
     assert (oa.unit, oa.size, oa.overlap) == ("tokens", 800, 400)
     for name, size in (("chroma-recursive-200", 200), ("chroma-recursive-400", 400)):
@@ -168,7 +173,9 @@ def test_agreement_reads_the_paired_test_in_the_claims_direction() -> None:
     assert agreement(higher, ours_wins, measure="coverage@5").verdict == "disagrees"  # type: ignore[union-attr]
     assert agreement(lower, ties, measure="coverage@5").verdict == VERDICTS[1]  # type: ignore[union-attr]
     # the preset as A, ours as B: the same reading
-    said = agreement(lower, compare_paired([False] * 12, [True] * 12, ids=ids), measure="c", side="A")
+    said = agreement(
+        lower, compare_paired([False] * 12, [True] * 12, ids=ids), measure="c", side="A"
+    )
     assert said is not None and said.verdict == "agrees" and said.difference == -1.0
     assert "1.00 below ours on c" in said.sentence()
     assert agreement(preset("semchunk-256"), ties, measure="c") is None

@@ -13,8 +13,8 @@ from explorer.chunking.splitters import Chunk
 from explorer.errors import QuerySetError
 from explorer.evaluation.compare import compare_boundaries, cut_phrases, phrase_ranks
 from explorer.evaluation.coverage import EvalReport, QueryResult, summary_row
-from explorer.evaluation.side_by_side import TABLE_COLUMNS, table_columns
 from explorer.evaluation.queries import CORE, read_query_set
+from explorer.evaluation.side_by_side import TABLE_COLUMNS, table_columns
 from explorer.evaluation.stats import PairedComparison, compare_to_best
 from explorer.workspace import Workspace
 from ui.render import PALETTE, Marker
@@ -414,8 +414,8 @@ def summary_rows(
         rows.append({"measure": name, "A": f"{va:,}", "B": f"{vb:,}", "B - A": f"{vb - va:+,}"})
     if workspace is not None:
         ta, tb = table_columns(a, workspace), table_columns(b, workspace)
-        for name in TABLE_COLUMNS:
-            va, vb = ta[name], tb[name]
-            diff = f"{vb - va:+.2f}" if name == "cohesion" else f"{int(vb - va):+d}"
-            rows.append({"measure": name, "A": f"{va:g}", "B": f"{vb:g}", "B - A": diff})
+        for column in TABLE_COLUMNS:
+            x, y = ta[column], tb[column]
+            diff = f"{y - x:+.2f}" if column == "cohesion" else f"{int(y - x):+d}"
+            rows.append({"measure": column, "A": f"{x:g}", "B": f"{y:g}", "B - A": diff})
     return rows

@@ -109,8 +109,12 @@ PRESETS: dict[str, Preset] = {
         Preset(
             name="langchain-1000-200",
             title="LangChain recursive, 1000/200 characters",
-            changes={"splitter": "langchain-recursive", "unit": "chars", "size": 1000,
-                     "overlap": 200},  # fmt: skip
+            changes={
+                "splitter": "langchain-recursive",
+                "unit": "chars",
+                "size": 1000,
+                "overlap": 200,
+            },
             source="LangChain, Build a Retrieval Augmented Generation (RAG) App (tutorial)",
             url="https://python.langchain.com/docs/tutorials/rag/",
             claim="RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200) is the "
@@ -129,8 +133,12 @@ PRESETS: dict[str, Preset] = {
         Preset(
             name="chroma-recursive-200",
             title="Chroma's recursive 200/0 tokens",
-            changes={"splitter": "langchain-recursive", "unit": "tokens", "size": 200,
-                     "overlap": 0},  # fmt: skip
+            changes={
+                "splitter": "langchain-recursive",
+                "unit": "tokens",
+                "size": 200,
+                "overlap": 0,
+            },
             source=_CHROMA,
             url=_CHROMA_URL,
             claim="RecursiveCharacterTextSplitter at 200 tokens without overlap scored "
@@ -140,8 +148,12 @@ PRESETS: dict[str, Preset] = {
         Preset(
             name="chroma-recursive-400",
             title="Chroma's recursive 400/0 tokens",
-            changes={"splitter": "langchain-recursive", "unit": "tokens", "size": 400,
-                     "overlap": 0},  # fmt: skip
+            changes={
+                "splitter": "langchain-recursive",
+                "unit": "tokens",
+                "size": 400,
+                "overlap": 0,
+            },
             source=_CHROMA,
             url=_CHROMA_URL,
             claim="RecursiveCharacterTextSplitter at 400 tokens without overlap was among the "
@@ -223,9 +235,9 @@ def claim_for(a: Config, b: Config) -> tuple[Preset, str] | None:
     return None
 
 
-def judge(a: Config, b: Config, comparisons: Mapping[str, PairedComparison], *, k: int) -> (
-    Agreement | None
-):
+def judge(
+    a: Config, b: Config, comparisons: Mapping[str, PairedComparison], *, k: int
+) -> Agreement | None:
     """:func:`agreement` at coverage@``k`` for an A/B whose sides :func:`claim_for` recognises."""
     found = claim_for(a, b)
     if found is None or f"k={k}" not in comparisons:
