@@ -263,3 +263,27 @@ def test_ab_against_a_preset_carries_measures_tables_and_the_claim(
     assert got["claim"]["measure"] == "coverage@5"
     code, out, _ = run(capsys, *common[:-1], "--preset", "openai-800-400")
     assert code == 0 and "mrr@5" in out and "rows cut" in out and "Smith & Troynikov" in out
+
+
+def test_eval_text_report_and_the_page_rows_show_every_measure_and_the_tables(
+    qset: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from explorer.evaluation.coverage import evaluate, sweep
+    from explorer.evaluation.queries import load_queries
+    from ui.evaluate_view import summary_rows, sweep_rows
+
+    common = ["--queries", str(qset), "--docs", str(SAMPLES), "--retriever", "bm25"]
+    code, out, _ = run(capsys, "eval", *common, "--no-cache")
+    line = next(x for x in out.splitlines() if x.strip().startswith("coverage@5 "))
+    assert code == 0 and all(w in line for w in ("recall", "precision", "iou", "mrr"))
+    ws = Workspace(SAMPLES)
+    queries = load_queries(qset)
+    a = evaluate(queries, ws, Config().replace(retriever="bm25"))
+    b = evaluate(queries, ws, preset("page").config().replace(retriever="bm25"))
+    rows = {r["measure"]: r for r in summary_rows(a, b, ws)}
+    assert {"mrr@1", "mrr@5", "tables split", "rows cut", "cohesion"} <= set(rows)
+    assert rows["mrr@5"]["A"] == format(a.mean_at_k("mrr_at_k")[5], ".0%")
+    cells = sweep(queries, ws, Config().replace(retriever="bm25"), sizes=[64, 128], overlaps=[0])
+    for row in sweep_rows(cells, k=5, workspace=ws):
+        assert {"mrr@5", "iou@5", "tables split", "rows cut", "cohesion"} <= set(row)
+    assert "rows cut" not in sweep_rows(cells)[0]  # without the workspace, no audit

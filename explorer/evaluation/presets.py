@@ -102,7 +102,7 @@ PRESETS: dict[str, Preset] = {
             name="ours",
             title="Ours (the recommended configuration)",
             changes={},
-            source="Chunk Explorer, docs/evaluation.md",
+            source="Chunk Explorer's own evaluation",
             url="docs/evaluation.md",
             claim="chosen on the bundled query sets and checked on held-out ones",
         ),
