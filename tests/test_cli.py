@@ -174,7 +174,20 @@ def test_every_splitter_works_with_its_defaults(capsys: pytest.CaptureFixture[st
 
 @pytest.mark.parametrize(
     "command",
-    ["", "text", "chunk", "audit", "query", "eval", "sweep", "ab", "diff", "cache", "lessons"],
+    [
+        "",
+        "text",
+        "chunk",
+        "audit",
+        "query",
+        "eval",
+        "sweep",
+        "ab",
+        "diff",
+        "cache",
+        "lessons",
+        "presets",
+    ],
 )
 def test_every_help_text_prints(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     """``--help`` of the program and of each command prints and exits 0 (a ``%`` in a help
