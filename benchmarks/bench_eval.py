@@ -249,19 +249,23 @@ def run_presets(sets: list[str], *, only: str = "") -> int:
             print(f"  ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
             if name == "ours":
                 continue
-            c = paired(reports["ours"], r)["k=5"]
+            both = paired(reports["ours"], r)
+            c, t = both["k=5"], both["1024 tokens"]
             said = agreement(preset, c, measure="coverage@5")
             lo, hi = c.ci95
             abs_.append(
                 f"| {set_name} | {name} | {c.coverage_a:.3f} | {c.coverage_b:.3f} "
                 f"| {len(c.a_only)} | {len(c.b_only)} | {c.p_value:.3g} | [{lo:+.3f}, {hi:+.3f}] "
-                f"| {c.verdict} | {said.verdict if said else '(no checkable claim)'} |"
+                f"| {c.verdict} | {said.verdict if said else '(no checkable claim)'} "
+                f"| {t.coverage_a:.3f} / {t.coverage_b:.3f} ({len(t.a_only)}/{len(t.b_only)}, "
+                f"p {t.p_value:.3g}) | {t.verdict} |"
             )
     print(
         "\n| query set | preset (B) | ours coverage@5 | preset coverage@5 | ours only "
-        "| preset only | p | 95% interval (B − A) | verdict | the claim |"
+        "| preset only | p | 95% interval (B − A) | verdict | the claim "
+        "| coverage@1024 tok ours / preset (flips) | verdict at 1024 tok |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---|---|---|")
+    print("|---|---|---:|---:|---:|---:|---:|---|---|---|---|---|")
     for line in abs_:
         print(line)
     return 0
