@@ -254,18 +254,19 @@ def run_presets(sets: list[str], *, only: str = "") -> int:
             said = agreement(preset, c, measure="coverage@5")
             lo, hi = c.ci95
             abs_.append(
-                f"| {set_name} | {name} | {c.coverage_a:.3f} | {c.coverage_b:.3f} "
+                f"| A/B | {set_name} | {name} | {c.coverage_a:.3f} | {c.coverage_b:.3f} "
                 f"| {len(c.a_only)} | {len(c.b_only)} | {c.p_value:.3g} | [{lo:+.3f}, {hi:+.3f}] "
                 f"| {c.verdict} | {said.verdict if said else '(no checkable claim)'} "
                 f"| {t.coverage_a:.3f} / {t.coverage_b:.3f} ({len(t.a_only)}/{len(t.b_only)}, "
                 f"p {t.p_value:.3g}) | {t.verdict} |"
             )
+            print(abs_[-1], flush=True)  # as soon as it is known; the table again at the end
     print(
-        "\n| query set | preset (B) | ours coverage@5 | preset coverage@5 | ours only "
+        "\n| | query set | preset (B) | ours coverage@5 | preset coverage@5 | ours only "
         "| preset only | p | 95% interval (B − A) | verdict | the claim "
         "| coverage@1024 tok ours / preset (flips) | verdict at 1024 tok |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---|---|---|---|---|")
+    print("|---|---|---|---:|---:|---:|---:|---:|---|---|---|---|---|")
     for line in abs_:
         print(line)
     return 0
