@@ -41,7 +41,7 @@ from explorer.evaluation.queries import (
     read_query_set,
 )
 from explorer.workspace import Workspace
-from ui import evaluate_view, frame, render, render_markdown, render_pdf, widgets
+from ui import evaluate_view, frame, presets_view, render, render_markdown, render_pdf, widgets
 from ui.answers import n_of
 from ui.chunk_view import scroll_script, window_note
 from ui.pages import SWEEP_GRIDS
@@ -416,6 +416,7 @@ def config_inputs(side: str) -> Config | None:
     """The widgets of one side (the sidebar's, keyed ``ab_A_`` or ``ab_B_``); its configuration,
     or None (with the error shown) if invalid."""
     p = f"ab_{side}_"
+    presets_view.preset_picker(p)
     widgets.config_widgets(p, headers=False)
     return widgets.configuration(p)
 
@@ -443,6 +444,7 @@ def show_verdicts(ra: EvalReport, rb: EvalReport, k: int) -> None:
             f"{len(here.a_only)} only A; exact paired test p = {here.p_value:.3g}; 95% interval "
             f"for B − A: {lo * 100:+.0f} to {hi * 100:+.0f} points.{needed}"
         )
+    presets_view.claim_note(ra.config, rb.config, comparisons, k)
     with st.expander("The paired test at every k and budget"):
         st.dataframe(evaluate_view.verdict_rows(comparisons), hide_index=True, key="ab_verdicts")
 
@@ -656,7 +658,9 @@ if tab_ab.open:
             st.subheader(f"Questions that flipped at k = {k}", anchor=False)
             show_flips(ra, rb, k)
             with st.expander("All measures, A next to B"):
-                st.dataframe(evaluate_view.summary_rows(ra, rb), hide_index=True, key="ab_summary")
+                st.dataframe(
+                    evaluate_view.summary_rows(ra, rb, ws), hide_index=True, key="ab_summary"
+                )
             assert ws is not None
             rows = evaluate_view.ab_rows(ra, rb, ws, k=k)
             st.subheader("Every question", anchor=False)
@@ -797,7 +801,7 @@ if tab_sweep.open:
                 state.sw_cell = compare.best_cell(reports, **measure)
                 state.sw_picked_for = picked_for
             sweep_charts(reports, k, budget, state.sw_cell)
-            rows = evaluate_view.sweep_rows(reports, **measure)
+            rows = evaluate_view.sweep_rows(reports, workspace=ws, **measure)
             at = f"{budget} tokens" if by_budget else str(k)
             st.caption(
                 f"*vs best@{at}*: **tied** cells show no detectable difference from the best one "

@@ -1,11 +1,13 @@
 """Command line: ``python -m explorer COMMAND`` (text, chunk, audit, query, eval, sweep, ab, diff,
-map, cache, lessons, index, convert).
+map, cache, lessons, index, convert, presets).
 
 Every command that chunks or answers takes the same configuration options, each defaulting to
-the recommended configuration (:class:`explorer.config.Config`); ``query`` and ``eval`` print the
-configuration they used, flat, under ``"config"``. Embeddings are kept between runs in the
-lasting index (``--cache-dir``, else ``$CHUNK_EXPLORER_CACHE``, else the user's cache folder;
-``--no-cache`` for none); ``eval`` and ``sweep`` say on stderr how many texts they embedded.
+the recommended configuration (:class:`explorer.config.Config`), or to a published baseline's
+with ``--preset NAME`` (``presets`` lists them, :mod:`explorer.evaluation.presets`); ``query``
+and ``eval`` print the configuration they used, flat, under ``"config"``. Embeddings are kept
+between runs in the lasting index (``--cache-dir``, else ``$CHUNK_EXPLORER_CACHE``, else the
+user's cache folder; ``--no-cache`` for none); ``eval`` and ``sweep`` say on stderr how many
+texts they embedded.
 
 Bad input never shows a traceback: it exits with status 2 and one line on stderr that says what
 is wrong and what to do. A document that loads with an assumption (an encoding guessed, a damaged
@@ -67,6 +69,12 @@ def _config_options(p: argparse.ArgumentParser) -> None:
     d = Config()
     c = d.chunking
     g = p.add_argument_group("configuration (each defaults to the recommended one)")
+    g.add_argument(
+        "--preset",
+        metavar="NAME",
+        help="start from a published baseline's settings (see `presets`); the options given "
+        "here override it",
+    )
     g.add_argument(
         "--splitter",
         choices=[*SPLITTERS, *LIBRARY_SPLITTERS],
@@ -157,6 +165,10 @@ def config_from(args: argparse.Namespace) -> Config:
     for name in SWITCHES:
         if getattr(args, name, None) is not None:
             given[name] = getattr(args, name) == "on"
+    if getattr(args, "preset", None) is not None:
+        from explorer.evaluation.presets import preset_config
+
+        return preset_config(args.preset, given)
     return Config.from_json(given)
 
 
@@ -256,6 +268,12 @@ def build_parser() -> argparse.ArgumentParser:
     ab.add_argument(
         "--b", default="", metavar="SPEC", help="configuration B (default: recommended)"
     )
+    ab.add_argument(
+        "--preset",
+        metavar="NAME",
+        help="B starts from this published baseline (see `presets`; --b's settings override "
+        "it); a SPEC may also say preset=NAME",
+    )
     ab.add_argument("--k", type=_ints(1), default=DEFAULT_KS, help='e.g. "1,3,5" (default)')
     ab.add_argument(
         "--budget",
@@ -310,6 +328,10 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--clear", action="store_true", help="empty it (a damaged file is removed)")
     cache.add_argument("--json", action="store_true", help="--stats as one JSON object")
     _cache_options(cache, switch=False)
+    presets = sub.add_parser(
+        "presets", help="the published baselines --preset names: settings, source and claim"
+    )
+    presets.add_argument("--json", action="store_true", help="print one JSON list")
     lessons = sub.add_parser(
         "lessons",
         help="check the boundary lessons: each incomplete at its failing setting, complete after "
@@ -492,10 +514,13 @@ def _print_report(report: EvalReport, out: TextIO) -> None:
     )
     for name, edits in report.edits:
         out.write(f"what-if edits to {name}: {'; '.join(e.describe() for e in edits)}\n")
+    means = {m: report.mean_at_k(f"{m}_at_k") for m in ("recall", "precision", "iou", "mrr")}
     for k, v in report.coverage_at_k.items():
-        rec = report.mean_at_k("recall_at_k")[k]
-        iou = report.mean_at_k("iou_at_k")[k]
-        out.write(f"  coverage@{k:<5d} {v:6.3f}   recall {rec:6.3f}   iou {iou:6.3f}\n")
+        out.write(
+            f"  coverage@{k:<5d} {v:6.3f}   recall {means['recall'][k]:6.3f}   "
+            f"precision {means['precision'][k]:6.3f}   iou {means['iou'][k]:6.3f}   "
+            f"mrr {means['mrr'][k]:6.3f}\n"
+        )
     for b, v in report.coverage_at_budget.items():
         out.write(f"  coverage@{b} tokens {v:6.3f}\n")
 
@@ -645,7 +670,9 @@ def run_sweep(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             queries, workspace, config, sizes=args.sizes, overlaps=args.overlaps, ks=args.k,
             budgets=args.budget, progress=timed(_progress), scope=args.scope,
         )  # fmt: skip
-    rows = [summary_row(r) for r in reports]
+    from explorer.evaluation.side_by_side import table_columns
+
+    rows = [summary_row(r) | table_columns(r, workspace) for r in reports]
     if args.json:
         out.write(json.dumps({"config": config.to_json(), "grid": rows}, ensure_ascii=False) + "\n")
         return 0
@@ -657,11 +684,19 @@ def run_sweep(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 
 def run_ab(args: argparse.Namespace, out: TextIO) -> int:
+    from explorer.evaluation import presets
     from explorer.evaluation.compare import paired
+    from explorer.evaluation.side_by_side import TABLE_COLUMNS, ab_measures
 
     if args.edits and args.b:
         raise SettingsError("give --b or --edits, not both: --edits compares A with A + edits")
-    a, b = Config.from_spec(args.a), Config.from_spec(args.b if not args.edits else args.a)
+    spec_b = args.b if not args.edits else args.a
+    if args.preset is not None:
+        if args.edits:
+            raise SettingsError("give --preset or --edits, not both: --edits compares A with A")
+        presets.preset(args.preset)  # an unknown name fails before any work
+        spec_b = ",".join(x for x in (f"preset={args.preset}", args.b) if x)
+    a, b = presets.spec_config(args.a), presets.spec_config(spec_b)
     queries = load_queries(args.queries)
     edits = _query_edits(args, queries)
     workspace = Workspace(Path(args.docs))
@@ -676,6 +711,8 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
         edits=edits,
     )
     comparisons = paired(ra, rb)
+    side = ab_measures(ra, rb, workspace)
+    claim = presets.judge(a, b, comparisons, k=max(args.k))
     result = {
         "a": a.to_json(),
         "b": b.to_json(),
@@ -683,6 +720,8 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
         "questions": len(queries),
         "scored": next(iter(comparisons.values())).n if comparisons else 0,
         "comparisons": {name: c.to_json() for name, c in comparisons.items()},
+        **side,
+        "claim": None if claim is None else claim.to_json(),
     }
     if args.json:
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
@@ -690,7 +729,7 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
     label_b = (
         describe(args.a or "recommended", [e for es in edits.values() for e in es])
         if args.edits
-        else args.b or "recommended"
+        else spec_b or "recommended"
     )
     out.write(f"A: {args.a or 'recommended'}\nB: {label_b}\n")
     for name, c in comparisons.items():
@@ -700,6 +739,14 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
             f"A only {len(c.a_only):3d}  B only {len(c.b_only):3d}  p {c.p_value:.3g}  "
             f"95% [{lo:+.3f}, {hi:+.3f}]  {c.verdict}\n"
         )
+    out.write(f"  {'measure':<20} {'A':>8} {'B':>8} {'B - A':>8}\n")
+    for name, m in side["measures"].items():
+        out.write(f"  {name:<20} {m['a']:8.3f} {m['b']:8.3f} {m['difference']:+8.3f}\n")
+    ta, tb = side["tables"]["a"], side["tables"]["b"]
+    for column, key in TABLE_COLUMNS.items():
+        out.write(f"  {column:<20} {ta[key]!s:>8} {tb[key]!s:>8}\n")
+    if claim is not None:
+        out.write(claim.sentence() + "\n")
     return 0
 
 
@@ -806,18 +853,9 @@ def library_records(doc: Document, config: Config, workspace: Workspace) -> list
 
 def _tables_json(report: Any, workspace: Workspace) -> dict[str, int | float]:
     """The table audit of every document the evaluation searched, as one."""
-    from explorer.chunking.tables import table_audit, table_totals
+    from explorer.evaluation.side_by_side import table_summary
 
-    edits = dict(report.edits)
-    return table_totals(
-        [
-            table_audit(
-                workspace.document(n),
-                workspace.chunks(n, report.config, edits=edits.get(n, ())),
-            )
-            for n in report.documents
-        ]
-    )
+    return table_summary(report, workspace)
 
 
 def run_audit(args: argparse.Namespace, config: Config, out: TextIO) -> int:
@@ -894,6 +932,14 @@ def run(argv: Sequence[str] | None = None) -> int:
         return run_lessons(args, out)
     if args.command == "convert":
         return run_convert(args, out)
+    if args.command == "presets":
+        from explorer.evaluation import presets
+
+        if args.json:
+            out.write(json.dumps(presets.presets_json(), ensure_ascii=False) + "\n")
+        else:
+            out.write(presets.presets_text())
+        return 0
     config = config_from(args)  # bad settings fail before any document is read
     with _lasting_index(args, config):
         return _run_configured(args, config, out)

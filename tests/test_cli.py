@@ -176,7 +176,7 @@ def test_every_splitter_works_with_its_defaults(capsys: pytest.CaptureFixture[st
     "command",
     [
         *("", "text", "chunk", "audit", "query", "eval", "sweep", "ab", "diff", "map"),
-        *("cache", "lessons", "convert", "index"),
+        *("cache", "lessons", "convert", "index", "presets"),
     ],
 )
 def test_every_help_text_prints(command: str, capsys: pytest.CaptureFixture[str]) -> None:

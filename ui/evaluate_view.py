@@ -14,6 +14,7 @@ from explorer.errors import QuerySetError
 from explorer.evaluation.compare import compare_boundaries, cut_phrases, phrase_ranks
 from explorer.evaluation.coverage import EvalReport, QueryResult, summary_row
 from explorer.evaluation.queries import CORE, read_query_set
+from explorer.evaluation.side_by_side import TABLE_COLUMNS, table_columns
 from explorer.evaluation.stats import PairedComparison, compare_to_best
 from explorer.workspace import Workspace
 from ui.render import PALETTE, Marker
@@ -219,12 +220,20 @@ def from_editor(
 
 
 def sweep_rows(
-    reports: Sequence[EvalReport], *, k: int | None = None, budget: int | None = None
+    reports: Sequence[EvalReport],
+    *,
+    k: int | None = None,
+    budget: int | None = None,
+    workspace: Workspace | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per cell (:func:`summary_row`); with ``k`` or a ``budget``, a column right after
-    the cell's number saying whether the cell is the best at it, tied with the best (no
-    detectable difference on these questions, Holm-corrected), or worse."""
-    rows = [{"cell": n, **summary_row(r)} for n, r in enumerate(reports)]
+    """One row per cell (:func:`summary_row`, with the table audit's columns when given the
+    ``workspace``); with ``k`` or a ``budget``, a column right after the cell's number saying
+    whether the cell is the best at it, tied with the best (no detectable difference on these
+    questions, Holm-corrected), or worse."""
+    rows = [
+        {"cell": n, **summary_row(r), **(table_columns(r, workspace) if workspace else {})}
+        for n, r in enumerate(reports)
+    ]
     if (k is None and budget is None) or not reports:
         return rows
     if k is not None and any(k not in r.ks for r in reports):
@@ -361,8 +370,11 @@ def phrase_details(
     ]
 
 
-def summary_rows(a: EvalReport, b: EvalReport) -> list[dict[str, str]]:
-    """Every averaged measure of two reports side by side, with the difference B - A."""
+def summary_rows(
+    a: EvalReport, b: EvalReport, workspace: Workspace | None = None
+) -> list[dict[str, str]]:
+    """Every averaged measure of two reports side by side, with the difference B - A; with the
+    ``workspace``, the table audit's tables split, rows cut and cohesion too."""
     rows = []
 
     def share(name: str, va: float, vb: float, *, fine: bool = False) -> None:
@@ -386,15 +398,24 @@ def summary_rows(a: EvalReport, b: EvalReport) -> list[dict[str, str]]:
             a.coverage_at_budget[budget],
             b.coverage_at_budget.get(budget, 0.0),
         )
-    for metric in ("recall_at_k", "precision_at_k", "iou_at_k"):
+    for metric in ("recall_at_k", "precision_at_k", "iou_at_k", "mrr_at_k"):
         ma, mb = a.mean_at_k(metric), b.mean_at_k(metric)
         for k in a.ks:
             share(
-                f"{metric.split('_')[0]}@{k}", ma[k], mb.get(k, 0.0), fine=metric != "recall_at_k"
+                f"{metric.split('_')[0]}@{k}",
+                ma[k],
+                mb.get(k, 0.0),
+                fine=metric in ("precision_at_k", "iou_at_k"),
             )
     for name, va, vb in (
         ("chunks", a.chunks, b.chunks),
         ("index tokens", a.index_tokens, b.index_tokens),
     ):
         rows.append({"measure": name, "A": f"{va:,}", "B": f"{vb:,}", "B - A": f"{vb - va:+,}"})
+    if workspace is not None:
+        ta, tb = table_columns(a, workspace), table_columns(b, workspace)
+        for column in TABLE_COLUMNS:
+            x, y = ta[column], tb[column]
+            diff = f"{y - x:+.2f}" if column == "cohesion" else f"{int(y - x):+d}"
+            rows.append({"measure": column, "A": f"{x:g}", "B": f"{y:g}", "B - A": diff})
     return rows

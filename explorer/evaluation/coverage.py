@@ -14,11 +14,28 @@ Metrics, per query and averaged over the queries that have evidence we can locat
 Both are read from the answers :func:`explorer.answer.answer` gives — the app's and
 ``explorer query``'s — at each k (no budget) and at each budget (no k), so an evaluation measures
 exactly what the app shows; "covered" is :attr:`explorer.retrieval.evidence.Verdict.covered`.
-* ``recall@k`` — evidence characters inside the retrieved union / all evidence characters.
-* ``precision@k`` and ``iou@k`` — as in Chroma's chunking evaluation (Smith & Troynikov, 2024):
-  retrieved characters are counted *with multiplicity* (overlapping chunks count twice), so
-  ``precision = evidence ∩ retrieved / Σ len(retrieved chunks)`` and
-  ``iou = evidence ∩ retrieved / (Σ len(retrieved chunks) + evidence not retrieved)``.
+* ``recall@k``, ``precision@k`` and ``iou@k`` — Chroma's token-level measures (Smith &
+  Troynikov, 2024, "Evaluating Chunking Strategies for Retrieval"), counted in characters of the
+  document text as Chroma's own evaluation code counts them (``chunking_evaluation``'s
+  ``_scores_from_dataset_and_retrievals`` works on character offsets, though the report writes
+  "tokens"). With *E* the evidence characters (the union of the phrases' best occurrences), *R*
+  the retrieved characters (the union of what the top k hits bring) and Σ|r| the length of the
+  retrieved spans summed *with multiplicity* (two overlapping chunks count their shared part
+  twice, as Chroma's denominator does):
+
+  - ``recall = |E ∩ R| / |E|``;
+  - ``precision = |E ∩ R| / Σ|r|``;
+  - ``iou = |E ∩ R| / (Σ|r| + |E − R|)`` — ``|E ∪ R|`` when no two hits overlap, and larger when
+    they do, so redundant hits are penalised.
+
+  In corpus scope, characters retrieved from other documents count in Σ|r|.
+* ``mrr@k`` — the reciprocal rank of the first of the top k hits that *holds an evidence phrase
+  whole* (some occurrence of some located phrase lies inside what that hit brings), 0 when none
+  does. This follows chonkie's mtcb (a hit is relevant when the passage is in the retrieved
+  chunk) and sentence-transformers' ``InformationRetrievalEvaluator`` (several relevant items: the
+  first one found counts): a question with several phrases is answered "first" by the first hit
+  holding any one of them. A phrase longer than every chunk is never held whole; such a question
+  has an MRR of 0 even when its coverage is 1 (its phrase straddles retrieved neighbours).
 
 Evidence that cannot be located in the document is counted apart: never a hit, never a miss. A
 phrase that occurs more than once is scored on its best-covered occurrence, unless the query set
@@ -58,10 +75,24 @@ def _overlap_len(a: Span, merged: Sequence[Span]) -> int:
     return sum(max(0, min(a[1], e) - max(a[0], s)) for s, e in merged)
 
 
+def reciprocal_rank(
+    located: Sequence[Sequence[Span]], brought: Sequence[Sequence[Span]], *, k: int
+) -> float:
+    """``1 / rank`` of the first of the top ``k`` hits whose spans (``brought[rank - 1]``: what
+    that hit brings into the context, in the query's document) hold some occurrence of some
+    located phrase whole; 0.0 when none of them does (see the module's ``mrr@k``)."""
+    occurrences = [o for occ in located for o in occ]
+    for rank, spans in enumerate(brought[:k], 1):
+        if any(s <= o[0] and o[1] <= e for s, e in spans for o in occurrences):
+            return 1.0 / rank
+    return 0.0
+
+
 def char_metrics(
     located: Sequence[Sequence[Span]], retrieved: Sequence[Span], *, elsewhere: int = 0
 ) -> tuple[float, float, float]:
-    """Recall, precision and IoU of the evidence characters in ``retrieved``.
+    """Recall, precision and IoU of the evidence characters in ``retrieved`` (the module's
+    definitions: ``|E∩R|/|E|``, ``|E∩R|/Σ|r|``, ``|E∩R|/(Σ|r| + |E−R|)``).
 
     ``retrieved`` are the spans each hit brings, counted *with multiplicity* for precision and
     IoU (as Chroma's evaluation counts overlapping chunks); each phrase is scored on its
@@ -107,6 +138,8 @@ class QueryResult:
     recall_at_k: Mapping[int, float]
     precision_at_k: Mapping[int, float]
     iou_at_k: Mapping[int, float]
+    mrr_at_k: Mapping[int, float] = field(default_factory=dict)
+    """The reciprocal rank of the first hit holding an evidence phrase whole, within k."""
     corpus_at_k: Mapping[int, CorpusAnswer] = field(default_factory=dict)
     """In corpus scope, the answer from every document with the top k hits (else empty)."""
     corpus_at_budget: Mapping[int, CorpusAnswer] = field(default_factory=dict)
@@ -268,6 +301,7 @@ class EvalReport:
             "recall_at_k": {str(k): v for k, v in self.mean_at_k("recall_at_k").items()},
             "precision_at_k": {str(k): v for k, v in self.mean_at_k("precision_at_k").items()},
             "iou_at_k": {str(k): v for k, v in self.mean_at_k("iou_at_k").items()},
+            "mrr_at_k": {str(k): v for k, v in self.mean_at_k("mrr_at_k").items()},
             "per_query": [
                 {
                     "id": r.query.id,
@@ -342,6 +376,7 @@ def score(
         here = [(p.start, p.end) for ps in own[:k] for p in ps if p.doc == name]
         other = sum(p.end - p.start for ps in own[:k] for p in ps if p.doc != name)
         metrics[k] = char_metrics(located, here, elsewhere=other)
+    brought = [[(p.start, p.end) for p in ps if p.doc == name] for ps in own]
     return QueryResult(
         query=query,
         located=located,
@@ -351,6 +386,7 @@ def score(
         recall_at_k={k: m[0] for k, m in metrics.items()},
         precision_at_k={k: m[1] for k, m in metrics.items()},
         iou_at_k={k: m[2] for k, m in metrics.items()},
+        mrr_at_k={k: reciprocal_rank(located, brought, k=k) for k in ks},
         corpus_at_k=whole_k if whole else {},
         corpus_at_budget=whole_b if whole else {},
     )
@@ -492,6 +528,9 @@ def summary_row(report: EvalReport) -> dict[str, Any]:
         row[f"coverage@{k}"] = round(v, 4)
     for b, v in report.coverage_at_budget.items():
         row[f"coverage@{b} tokens"] = round(v, 4)
+    k = max(report.ks)
+    for metric in ("recall", "precision", "iou", "mrr"):
+        row[f"{metric}@{k}"] = round(report.mean_at_k(f"{metric}_at_k")[k], 4)
     row["chunks"] = report.chunks
     row["index tokens"] = report.index_tokens
     return row
