@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from explorer import cli_index
+from explorer import cli_index, cli_versions
 from explorer.answer import DEFAULT_K
 from explorer.chunking.adapters import LIBRARY_SPLITTERS
 from explorer.chunking.edits import Edits, describe, edits_for, edits_json, load_edits
@@ -284,44 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     ab.add_argument("--json", action="store_true", help="print one JSON object")
     _edits_option(ab, by_document=True, ab=True)
 
-    df = sub.add_parser(
-        "diff",
-        help="what changed between two versions of a document: unchanged, changed, added and "
-        "removed chunks (and, with --queries, the questions whose verdict changes)",
-    )
-    df.add_argument("old")
-    df.add_argument("new")
-    df.add_argument(
-        "--queries",
-        default=None,
-        help="a query set; its questions about either version are answered on both",
-    )
-    df.add_argument(
-        "--k", type=int, default=DEFAULT_K, help=f"hits per answer (default {DEFAULT_K})"
-    )
-    df.add_argument("--budget", type=int, default=None, help="a token budget for the answers")
-    df.add_argument(
-        "--splitters",
-        default=None,
-        metavar="A,B,…",
-        help="also the churn under each of these splitters (ours or a library's, at the "
-        "configuration's size, unit and overlap): the share of new chunks to embed again",
-    )
-    df.add_argument("--json", action="store_true", help="print one JSON object")
-    _config_options(df)
-    emap = sub.add_parser(
-        "map",
-        help="a map of the embedding space: each chunk as a point on the first two principal "
-        "axes of the chunk vectors, the question's point and its hits",
-    )
-    emap.add_argument("path")
-    emap.add_argument("--question", default=None, help="a question to place among the chunks")
-    emap.add_argument(
-        "--k", type=int, default=DEFAULT_K, help=f"hits per answer (default {DEFAULT_K})"
-    )
-    emap.add_argument("--budget", type=int, default=None, help="a token budget for the answer")
-    emap.add_argument("--json", action="store_true", help="print one JSON object")
-    _config_options(emap)
+    cli_versions.add_parsers(sub, _config_options)
     cache = sub.add_parser("cache", help="the lasting embedding index: its size, or empty it")
     what = cache.add_mutually_exclusive_group(required=True)
     what.add_argument("--stats", action="store_true", help="print where it is and what it holds")
@@ -750,86 +713,6 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from explorer.chunking.churn import churn_by_splitter, parse_splitters, splitter_config
-    from explorer.chunking.diff import diff_chunks
-
-    splitters = parse_splitters(args.splitters) if args.splitters is not None else ()
-    for name in splitters:  # an unknown splitter fails before any document is read
-        splitter_config(config, name)
-    ws = Workspace()
-    old, new = _load(args.old, ws), _load(args.new, ws)
-    old_chunks, new_chunks = ws.chunks(old, config), ws.chunks(new, config)
-    diff = diff_chunks(old, old_chunks, new, new_chunks)
-    result: dict[str, Any] = {
-        "old": {"name": old.name, "sha256": old.sha256, "chunks": len(old_chunks)},
-        "new": {"name": new.name, "sha256": new.sha256, "chunks": len(new_chunks)},
-        "config": config.to_json(),
-        **diff.to_json(),
-    }
-    if args.queries:
-        names = {old.name, new.name, Path(args.old).name, Path(args.new).name}
-        verdicts = []
-        for q in load_queries(args.queries):
-            if q.doc not in names:
-                continue
-            was, now = (
-                ws.ask(d, q.query, q.evidence, config=config, k=args.k, budget=args.budget)
-                for d in (old, new)
-            )
-            verdicts.append(
-                {
-                    "id": q.id,
-                    "question": q.query,
-                    "old": None if was.verdict is None else was.verdict.sentence(),
-                    "new": None if now.verdict is None else now.verdict.sentence(),
-                    "changed": was.complete != now.complete,
-                }
-            )
-        result["verdicts"] = verdicts
-        result["verdict_changes"] = [v["id"] for v in verdicts if v["changed"]]
-    churn = churn_by_splitter(ws, old, new, config, splitters) if splitters else {}
-    if splitters:
-        result["churn"] = {name: c.to_json() for name, c in churn.items()}
-    if args.json:
-        out.write(json.dumps(result, ensure_ascii=False) + "\n")
-        return 0
-    counts = result["counts"]
-    out.write(
-        f"{old.name} → {new.name}: {counts['unchanged']} unchanged, {counts['changed']} changed, "
-        f"{counts['added']} added, {counts['removed']} removed; {counts['stale']} stale records "
-        f"to delete, {counts['reembed']} texts to embed\n"
-    )
-    for v in result.get("verdicts", []):
-        if v["changed"]:
-            out.write(f"  {v['id']}: {v['old']} → {v['new']}\n")
-    for name, c in churn.items():
-        out.write(
-            f"  {name:<24} {c.share:6.1%} re-embedded ({c.reembedded} of {c.new_chunks} new "
-            f"chunks; {c.old_chunks} old)\n"
-        )
-    return 0
-
-
-def run_map(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from explorer.retrieval.embedding_map import embedding_map
-
-    if args.k < 1:
-        raise SettingsError(f"--k must be at least 1, got {args.k}")
-    if args.budget is not None and args.budget < 1:
-        raise SettingsError(f"--budget must be at least 1, got {args.budget}")
-    ws = Workspace()
-    doc = _load(args.path, ws)
-    question = (args.question or "").strip() or None
-    made = embedding_map(ws, doc, question, config=config, k=args.k, budget=args.budget)
-    if args.json:
-        out.write(json.dumps({**made.to_json(), "config": config.to_json()}, ensure_ascii=False))
-        out.write("\n")
-    else:
-        out.write("\n".join(made.listing()) + "\n")
-    return 0
-
-
 def library_records(doc: Document, config: Config, workspace: Workspace) -> list[dict[str, Any]]:
     """A library splitter's chunks as JSON Lines records, each with the start the library
     reported (``library_start``, or null) and its audit flags (``audit``); a chunk that could
@@ -954,13 +837,13 @@ def _run_configured(args: argparse.Namespace, config: Config, out: TextIO) -> in
         out.write(json.dumps(run_query(args, config), ensure_ascii=False, indent=1) + "\n")
         return 0
     if args.command == "diff":
-        return run_diff(args, config, out)
+        return cli_versions.run_diff(args, config, out, _load)
     if args.command == "index":
         return cli_index.run_index(args, config, out)
     if args.command == "audit":
         return run_audit(args, config, out)
     if args.command == "map":
-        return run_map(args, config, out)
+        return cli_versions.run_map(args, config, out, _load)
     ws = Workspace()
     doc = _load(args.path, ws)
     settings = config.chunking
