@@ -5,8 +5,8 @@ boxes) in colours apart from the chunk tints, with a legend.
 On a PDF page the layers are drawn by the region component (:mod:`ui.region_clicks`) over the
 page image, from the document's blocks and its removed lines, so toggling one does not redraw
 the PNG. On rendered Markdown they are CSS outlines of the elements the renderer made from
-markdown-it's tokens (``h1``–``h6``, ``table``, ``ul``/``ol``, ``pre``). Captions are not a
-layer: neither loader tells a caption from a paragraph.
+markdown-it's tokens (``h1``–``h6``, ``table``, ``ul``/``ol``, ``pre``, and the paragraphs
+:mod:`explorer.documents.captions` reads as captions, ``p.ce-caption``).
 
 The toggles are session state (``layers``): a view, not part of a link.
 """
@@ -19,6 +19,7 @@ from typing import Any
 
 import streamlit as st
 
+from explorer.documents.captions import caption_blocks
 from explorer.documents.model import Document
 
 KEY = "layers"
@@ -28,6 +29,7 @@ LAYERS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "Tables": ("table", ("table",), "#0b7285"),
     "Lists": ("list_item", ("ul", "ol"), "#c2255c"),
     "Code": ("code", ("pre",), "#495057"),
+    "Captions": ("caption", ("p.ce-caption",), "#e8590c"),
     "Removed headers/footers": ("removed", (), "#868e96"),
 }
 """Each layer: the block kind it shows, the rendered Markdown elements, and its outline colour
@@ -44,9 +46,9 @@ def choose(doc: Document) -> list[str]:
         options,
         selection_mode="multi",
         key=KEY,
-        help="Outline the document's headings, tables, lists and code (dashed), and, on a PDF "
-        "page, the running headers, footers and page numbers the reader removed from the text "
-        "(grey boxes).",
+        help="Outline the document's headings, tables, lists, code and figure or table captions "
+        "(dashed), and, on a PDF page, the running headers, footers and page numbers the reader "
+        "removed from the text (grey boxes).",
     )
     return [p for p in (picked or []) if p in options]
 
@@ -87,8 +89,9 @@ def pdf_layers(doc: Document, page: int, chosen: Sequence[str]) -> list[dict[str
             continue
         if layout is None:
             continue
-        for b in doc.blocks:
-            if b.kind != kind:
+        blocks = caption_blocks(doc) if kind == "caption" else doc.blocks
+        for b in blocks:
+            if kind != "caption" and b.kind != kind:
                 continue
             rects = [r for r in layout.rects(b.start, b.end) if r.page == page]
             if not rects:

@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from explorer.documents.captions import is_caption
 from explorer.documents.load import MAX_NESTING
 from explorer.documents.markdown_view import MarkdownWalker
 from explorer.documents.model import Document
@@ -57,7 +58,7 @@ def render_markdown(
     if window is not None and not window.whole:
         text = doc.text[window.start : window.end]
         hs, ms = in_window(window, highlights, markers)
-    html = HtmlSink()
+    html = HtmlSink(text)
     walker = MarkdownWalker(text, html, front_matter=window is None or window.start == 0)
     walker.walk()
     parts = html.finish()
@@ -98,7 +99,9 @@ class HtmlSink:
     """The walker's text and elements as HTML parts: trusted markup written here, and runs of
     the document's text (escaped and tinted by :func:`paint`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, source: str = "") -> None:
+        self.source = source  # the Markdown walked: a paragraph's lines tell a caption
+        self._line_starts: list[int] | None = None
         self.parts: list[Part] = []
         self._text: list[str] = []
         self._offsets: list[int] = []
@@ -138,8 +141,24 @@ class HtmlSink:
         elif element == "image":  # never loaded: its alt text is shown instead
             self.markup('<span class="ce-image" title="image not loaded">')
             self.text("[image: ", [-1] * 8)
+        elif element == "paragraph" and self.is_caption(tok):
+            self.markup('<p class="ce-caption">')
         else:
             self.markup(self.open_tag(tok, _TAGS[element]))
+
+    def is_caption(self, tok: Any) -> bool:
+        """Whether the paragraph ``tok`` opens reads as a caption (its source lines)."""
+        lines = getattr(tok, "map", None)
+        if not self.source or not lines:
+            return False
+        if self._line_starts is None:
+            self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.source))]
+        starts = self._line_starts
+        first, last = lines
+        if first >= len(starts):
+            return False
+        end = starts[last] if last < len(starts) else len(self.source)
+        return is_caption(self.source[starts[first] : end])
 
     def close(self, element: str) -> None:
         if element in ("front_matter", "code_block", "html_block"):
