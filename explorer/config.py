@@ -273,3 +273,9 @@ def parse_value(key: str, value: str) -> Any:
     if isinstance(default, list):
         return tuple(v.strip() for v in value.replace("+", " ").split() if v.strip())
     return value
+
+
+def dense_config(config: Config) -> Config:
+    """``config`` where it embeds (dense or hybrid), else its dense counterpart: a map of the
+    embedding space needs vectors even where the ranking is BM25's alone."""
+    return config if config.retriever != "bm25" else config.replace(retriever="dense")

@@ -38,7 +38,7 @@ from explorer.answer import DEFAULT_K, Answer, CorpusAnswer, How, answer
 from explorer.chunking.edits import Edit, encode_edits
 from explorer.chunking.measures import DEFAULT_ENCODING
 from explorer.chunking.splitters import Chunk, ChunkSettings, split
-from explorer.config import Config
+from explorer.config import Config, dense_config
 from explorer.corpus import Corpus
 from explorer.documents.folder import Loaded, Skipped, load_folder, load_paths
 from explorer.documents.load import load_document
@@ -625,11 +625,9 @@ class Workspace:
         embeds it: the chunk's own vector (``dense="chunks"``) or the normalised mean of the
         passages it holds (``"passages"``). A ``bm25`` configuration's chunks are embedded as
         ``dense`` would embed them. What is new is embedded as :meth:`prepare` embeds it, with
-        ``progress``; ask :meth:`pending` (of :func:`~explorer.retrieval.embedding_map.
-        dense_config`) first to know whether that takes a while."""
+        ``progress``; ask :meth:`pending` (of :func:`~explorer.config.dense_config`) first to
+        know whether that takes a while."""
         import numpy as np
-
-        from explorer.retrieval.embedding_map import dense_config
 
         config = dense_config(config)
         name = self._name_of(doc)

@@ -10,11 +10,10 @@ import numpy as np
 import pytest
 
 from explorer import cli
-from explorer.config import Config
+from explorer.config import Config, dense_config
 from explorer.errors import SettingsError
 from explorer.retrieval.embedding_map import (
     NO_SECTION,
-    dense_config,
     embedding_map,
     map_points,
     pca,

@@ -18,10 +18,10 @@ import streamlit as st
 
 from explorer.chunking.edits import Edit, encode_edits
 from explorer.chunking.splitters import Chunk
-from explorer.config import Config
+from explorer.config import Config, dense_config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError
-from explorer.retrieval.embedding_map import EmbeddingMap, dense_config, embedding_map
+from explorer.retrieval.embedding_map import EmbeddingMap, embedding_map
 from explorer.workspace import Workspace
 from ui import widgets
 from ui.safe import md_text, plot_text

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from explorer.config import dense_config
 from explorer.errors import SettingsError
 
 if TYPE_CHECKING:
@@ -31,12 +32,6 @@ if TYPE_CHECKING:
 
 NO_SECTION = "(before the first heading)"
 PREVIEW_CHARS = 160
-
-
-def dense_config(config: Config) -> Config:
-    """``config`` where it embeds (dense or hybrid), else its dense counterpart: the map needs
-    vectors even where the ranking is BM25's alone."""
-    return config if config.retriever != "bm25" else config.replace(retriever="dense")
 
 
 @dataclass(frozen=True)
