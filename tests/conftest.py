@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -148,3 +148,20 @@ def model_embedder():  # type: ignore[no-untyped-def]
     emb = embedder()
     emb.model  # noqa: B018 - load now, so a missing or corrupt model fails here loudly
     return emb
+
+
+@pytest.fixture(scope="module", name="app_url")
+def app_url() -> Iterator[str]:
+    """The app, started once for a browser test module (at a free port, on the bundled sample)."""
+    from tests.browser_util import app_url_fixture
+
+    yield from app_url_fixture()
+
+
+@pytest.fixture(scope="module", name="chromium")
+def chromium() -> Iterator[Any]:
+    """One system Chromium for a browser test module (missing: a skip, or under CI a failure)."""
+    from tests.browser_util import chromium_fixture, require_chromium
+
+    require_chromium()
+    yield from chromium_fixture()

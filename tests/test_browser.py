@@ -19,9 +19,7 @@ from explorer.documents.load import load_document, load_path
 from explorer.workspace import Workspace
 from tests.browser_util import (
     ARTIFACTS,
-    app_url_fixture,
     choose,
-    chromium_fixture,
     require_chromium,
     screenshot,
     set_number,
@@ -36,8 +34,6 @@ from ui.settings import SIZE_RANGES
 pytestmark = pytest.mark.browser
 
 require_chromium()
-app_url = pytest.fixture(scope="module", name="app_url")(app_url_fixture)
-chromium = pytest.fixture(scope="module", name="chromium")(chromium_fixture)
 
 
 @pytest.fixture

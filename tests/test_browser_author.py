@@ -14,8 +14,6 @@ import pytest
 
 from tests.browser_util import (
     ARTIFACTS,
-    app_url_fixture,
-    chromium_fixture,
     require_chromium,
     wait_for_app,
     wait_idle,
@@ -25,8 +23,6 @@ from tests.conftest import CORPUS
 pytestmark = pytest.mark.browser
 
 require_chromium()
-app_url = pytest.fixture(scope="module", name="app_url")(app_url_fixture)
-chromium = pytest.fixture(scope="module", name="chromium")(chromium_fixture)
 SIZES = [(1280, 800), (1500, 1000)]
 CARGO = CORPUS / "cargo-specifying-dependencies.md"
 

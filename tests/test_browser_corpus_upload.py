@@ -12,8 +12,6 @@ import pytest
 
 from tests.browser_util import (
     ARTIFACTS,
-    app_url_fixture,
-    chromium_fixture,
     require_chromium,
     wait_for_app,
     wait_idle,
@@ -22,8 +20,6 @@ from tests.browser_util import (
 pytestmark = pytest.mark.browser
 
 require_chromium()
-app_url = pytest.fixture(scope="module", name="app_url")(app_url_fixture)
-chromium = pytest.fixture(scope="module", name="chromium")(chromium_fixture)
 
 
 @pytest.fixture(params=[(1280, 800), (1500, 1000)], ids=["1280", "1500"])

@@ -13,8 +13,6 @@ import pytest
 
 from tests.browser_util import (
     ARTIFACTS,
-    app_url_fixture,
-    chromium_fixture,
     require_chromium,
     wait_for_app,
     wait_idle,
@@ -24,8 +22,6 @@ from tests.test_edits import RULE_CHUNK
 pytestmark = pytest.mark.browser
 
 require_chromium()
-app_url = pytest.fixture(scope="module", name="app_url")(app_url_fixture)
-chromium = pytest.fixture(scope="module", name="chromium")(chromium_fixture)
 
 
 @pytest.fixture

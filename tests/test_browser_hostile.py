@@ -19,8 +19,6 @@ import pytest
 
 from tests.browser_util import (
     ARTIFACTS,
-    app_url_fixture,
-    chromium_fixture,
     require_chromium,
     wait_for_app,
     wait_idle,
@@ -30,8 +28,6 @@ from tests.hostile import HOST, HOSTILE, NAME
 pytestmark = pytest.mark.browser
 
 require_chromium()
-app_url = pytest.fixture(scope="module", name="app_url")(app_url_fixture)
-chromium = pytest.fixture(scope="module", name="chromium")(chromium_fixture)
 PAYLOAD = HOSTILE.replace("alert(", "window.__ran=(")  # a script that ran leaves a mark
 DOC = (
     f"# Returns {PAYLOAD}\n\nYou may return a book within seven days. {PAYLOAD}\n\n"

@@ -10,8 +10,6 @@ from typing import Any
 import pytest
 
 from tests.browser_util import (
-    app_url_fixture,
-    chromium_fixture,
     require_chromium,
     screenshot,
     wait_idle,
@@ -20,8 +18,6 @@ from tests.browser_util import (
 pytestmark = pytest.mark.browser
 
 require_chromium()
-app_url = pytest.fixture(scope="module", name="app_url")(app_url_fixture)
-chromium = pytest.fixture(scope="module", name="chromium")(chromium_fixture)
 
 
 @pytest.fixture

@@ -9,8 +9,6 @@ from typing import Any
 import pytest
 
 from tests.browser_util import (
-    app_url_fixture,
-    chromium_fixture,
     require_chromium,
     screenshot,
     toggle,
@@ -20,8 +18,6 @@ from tests.browser_util import (
 
 require_chromium()
 
-app_url = pytest.fixture(scope="module")(app_url_fixture)
-chromium = pytest.fixture(scope="module")(chromium_fixture)
 PLOT = ".st-key-map_panel .js-plotly-plot"
 
 

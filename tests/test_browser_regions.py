@@ -10,9 +10,7 @@ from typing import Any
 import pytest
 
 from tests.browser_util import (
-    app_url_fixture,
     choose,
-    chromium_fixture,
     radio,
     require_chromium,
     screenshot,
@@ -23,8 +21,6 @@ from tests.browser_util import (
 pytestmark = pytest.mark.browser
 
 require_chromium()
-app_url = pytest.fixture(scope="module", name="app_url")(app_url_fixture)
-chromium = pytest.fixture(scope="module", name="chromium")(chromium_fixture)
 
 
 SIZES = pytest.mark.parametrize(

@@ -24,8 +24,6 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.browser_util import (
-    app_url_fixture,
-    chromium_fixture,
     require_chromium,
     screenshot,
     wait_for_app,
@@ -36,8 +34,6 @@ from ui import render
 pytestmark = pytest.mark.browser
 
 require_chromium()
-app_url = pytest.fixture(scope="module", name="app_url")(app_url_fixture)
-chromium = pytest.fixture(scope="module", name="chromium")(chromium_fixture)
 
 OUTSIDE = "203.0.113.1"  # TEST-NET-3: never routed, and every request to it is aborted anyway
 PWN = "window.__pwned=1"
