@@ -47,8 +47,9 @@ class Units:
         cum: Sequence[int] | None = None,
     ) -> None:
         # bounds[0] == 0, bounds[-1] == length, strictly increasing; len(weights) == len(bounds)-1
-        # (or ``cum``, the running sums of the weights starting at 0, given directly)
-        self._bounds: Sequence[int] = list(bounds)
+        # (or ``cum``, the running sums of the weights starting at 0, given directly). A list or
+        # a memoryview (of a numpy array: no copy, and bisect reads it as fast) is kept as is.
+        self._bounds: Sequence[int] = _kept(bounds)
         if cum is None:
             assert weights is not None
             running = [0]
@@ -57,7 +58,7 @@ class Units:
                 total += w
                 running.append(total)
             cum = running
-        self._cum: Sequence[int] = list(cum)
+        self._cum: Sequence[int] = _kept(cum)
         self.length = length
 
     @property
@@ -128,6 +129,10 @@ class Units:
             else:
                 lo = mid + 1
         return cands[hi]
+
+
+def _kept(seq: Sequence[int]) -> Sequence[int]:
+    return seq if isinstance(seq, list | memoryview) else list(seq)
 
 
 class CharUnits(Units):
@@ -316,8 +321,11 @@ class Tokens:
         if not len(bounds) or bounds[0] != 0:
             bounds = np.concatenate(([0], bounds))
             counts = np.concatenate(([0], counts))
-        cum = np.concatenate(([0], np.cumsum(counts)))
-        return Units([*bounds.tolist(), n], None, n, cum=cum.tolist())
+        cum = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        bounds = np.append(bounds, n).astype(np.int64)
+        # memoryviews, not lists: a list of 200,000 Python ints per megabyte took longer to
+        # build than everything else here but the encode
+        return Units(memoryview(bounds), None, n, cum=memoryview(cum))
 
 
 @dataclass(frozen=True)
