@@ -6,6 +6,8 @@ the chunks after the edit keep their ids wherever the splitter's boundaries re-a
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -279,6 +281,22 @@ def test_chunk_id_is_a_fixed_function() -> None:
     assert chunk_id("a", ("b", "c"), "k", 0) != chunk_id("a", ("b,c",), "k", 0)
     assert chunk_id("a", (), "k", 0) != chunk_id("a", (), "k", 1)
     assert chunk_id("\ud800 astral 🙂", (), "k", 0) != chunk_id("? astral 🙂", (), "k", 0)
+
+
+@given(
+    text=st.text(min_size=1),
+    path=st.lists(st.text(), max_size=4),
+    key=st.text(),
+    occurrence=st.integers(min_value=0, max_value=10**6),
+)
+def test_chunk_id_hashes_the_json_of_what_the_chunk_is(
+    text: str, path: list[str], key: str, occurrence: int
+) -> None:
+    """The id is the sha256 of ``json.dumps([key, path, occurrence, text])``, whatever the text
+    holds (quotes, control characters, lone surrogates, astral characters), however it is built."""
+    parts = json.dumps([key, path, occurrence, text], ensure_ascii=True)
+    want = hashlib.sha256(parts.encode("ascii")).hexdigest()[:16]
+    assert chunk_id(text, tuple(path), key, occurrence) == want
 
 
 def test_a_same_length_edit_keeps_every_fixed_window_it_does_not_touch() -> None:

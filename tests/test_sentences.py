@@ -10,6 +10,9 @@ from hypothesis import strategies as st
 
 from explorer.chunking.diagnostics import diagnose
 from explorer.chunking.sentences import (
+    CANDIDATES,
+    candidate_cut,
+    candidate_cuts,
     ends_sentence,
     is_sentence_end,
     is_stop_end,
@@ -207,7 +210,7 @@ PIECES = [
     "word", "Word", "U.S.", "Dr.", "e.g.", "etc.", "J.", "a.m.", "$100.00", "3.10.0a1", "1.",
     "2.", "a.", "b.", "1)", "•", "⁃", ". . .", "...", "…", "!", "?", ". ", "! ", "? ", ".)",
     '."', "”", " ", "  ", "\t", "\n", "\r\n", "\n\n", "# ", "- ", "> ", "| ", "-----", "HISTORY",
-    "。", "🙂", "e\u0301", "\u200b", "\x0c", ":",
+    "。", "🙂", "e\u0301", "\u200b", "\x0c", ":", "12.", "123.", "1.)", "a)", "\u00a0", "٣.",
 ]  # fmt: skip
 texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=5)), max_size=60).map("".join)
 
@@ -239,6 +242,34 @@ def test_lazy_windows_find_the_same_cuts_as_the_whole_text(text: str, data: st.D
     assert sentence_cuts(text).last_in(a, b) == (inside[-1] if inside else -1)
     from_a = [c for c in everything if a <= c < b]
     assert sentence_cuts(text).first_in(a, b) == (from_a[0] if from_a else -1)
+
+
+@given(text=texts, data=st.data())
+def test_the_fast_candidate_scan_finds_what_the_pattern_finds(
+    text: str, data: st.DataObject
+) -> None:
+    """``candidate_cuts`` (one character class, markers found from their ``.`` or ``)``) gives
+    the cuts of :data:`CANDIDATES` in the same order, in the whole text and in any window."""
+    n = len(text)
+    a = data.draw(st.integers(0, n))
+    b = data.draw(st.integers(a, n))
+    for pos, endpos in ((0, n), (a, b)):
+        want = [candidate_cut(m) for m in CANDIDATES.finditer(text, pos, endpos)]
+        assert list(candidate_cuts(text, pos, endpos)) == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["see a) this, b) that", "1. one 2.) two 12. twelve 123. no", "x\n a) y\n\tb. z", "x.)  1)"],
+)
+def test_the_fast_candidate_scan_agrees_in_every_window(text: str) -> None:
+    """Windows that start or end inside a marker (between its space and its label, or before
+    the space after it) find no more and no fewer markers than the pattern does."""
+    n = len(text)
+    for pos in range(n + 1):
+        for endpos in range(pos, n + 1):
+            want = [candidate_cut(m) for m in CANDIDATES.finditer(text, pos, endpos)]
+            assert list(candidate_cuts(text, pos, endpos)) == want, (pos, endpos)
 
 
 # --------------------------------------------------------------------------- downstream

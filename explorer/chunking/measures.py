@@ -104,6 +104,19 @@ class Units:
                 hi = mid
         return cands[lo]
 
+    def shares_before(self, e: int, need: int) -> int:
+        """The position ``x`` such that ``size(c, e) >= need`` exactly when ``c < x`` (0 when no
+        position shares that much with ``[c, e)``)."""
+        if need <= 0:
+            return e + 1
+        bounds, cum = self._bounds, self._cum
+        big_j = bisect.bisect_left(bounds, e)
+        top = cum[min(big_j, len(cum) - 1)] - need
+        if top < 0:
+            return 0
+        i = bisect.bisect_right(cum, top) - 1  # the last segment starting where enough follows
+        return bounds[i + 1] if i + 1 < len(bounds) else self.length + 1
+
     def back(self, e: int, limit: int, lo_bound: int, cands: Sequence[int] | None = None) -> int:
         """The smallest candidate ``q`` with ``lo_bound < q < e`` and ``size(q, e) <= limit``.
 
@@ -150,6 +163,9 @@ class CharUnits(Units):
 
     def total(self) -> int:
         return self.length
+
+    def shares_before(self, e: int, need: int) -> int:
+        return e + 1 if need <= 0 else max(0, min(e, self.length) - need + 1)
 
     def fit(
         self, a: int, limit: int, cands: Sequence[int] | None = None, *, after: int = -1

@@ -218,6 +218,10 @@ class Chunk:
             raise ValueError("chunk text length does not match its span")
 
 
+_json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+"""``json.dumps`` of one string with ``ensure_ascii=True`` (the C encoder's own function)."""
+
+
 def chunk_id(text: str, heading_path: Sequence[str], key: str, occurrence: int) -> str:
     """The id of a chunk: a hash of what the chunk is, not of where it sits.
 
@@ -226,7 +230,10 @@ def chunk_id(text: str, heading_path: Sequence[str], key: str, occurrence: int) 
     document's version and the chunk's offsets are left out, so a chunk whose text and heading
     path are unchanged keeps its id when the document is edited elsewhere.
     """
-    parts = json.dumps([key, list(heading_path), occurrence, text], ensure_ascii=True)
+    # json.dumps([key, list(heading_path), occurrence, text], ensure_ascii=True), written out:
+    # the same string, without the encoder's set-up for each of a long document's chunks
+    path = ", ".join(map(_json_string, heading_path))
+    parts = f"[{_json_string(key)}, [{path}], {int(occurrence)}, {_json_string(text)}]"
     return hashlib.sha256(parts.encode("ascii")).hexdigest()[:16]
 
 
@@ -239,14 +246,24 @@ def chunk_ids(doc: Document, spans: Sequence[tuple[int, int]], key: str) -> list
     (:func:`explorer.export.chunk_record`). Every place that makes a :class:`Chunk` names it
     through this function.
     """
+    return _named(doc, spans, key)[0]
+
+
+def _named(
+    doc: Document, spans: Sequence[tuple[int, int]], key: str
+) -> tuple[list[str], list[str], list[tuple[str, ...]]]:
+    """:func:`chunk_ids`, with the texts and heading paths it read on the way."""
     seen: dict[tuple[str, tuple[str, ...]], int] = {}
-    ids = []
+    ids, texts, paths = [], [], []
+    text, path_at = doc.text, doc.heading_path_at
     for s, e in spans:
-        what = (doc.text[s:e], doc.heading_path_at(s))
+        what = (text[s:e], path_at(s))
         occurrence = seen.get(what, 0)
         seen[what] = occurrence + 1
         ids.append(chunk_id(what[0], what[1], key, occurrence))
-    return ids
+        texts.append(what[0])
+        paths.append(what[1])
+    return ids, texts, paths
 
 
 # --------------------------------------------------------------------------- cut levels
@@ -547,22 +564,25 @@ def _next_cut(units: Units, levels: Sequence[Level], after: int, n: int) -> int:
 
 
 def _next_start(units: Units, levels: Sequence[Level], s: int, e: int, overlap: int) -> int:
+    """Where the chunk after ``[s, e)`` starts: the first cut, coarsest level first, from the
+    earliest start that keeps the overlap within ``overlap`` and that still shares at least
+    half of it; failing that, the first cut of the coarsest level that has one in the window."""
     q_min = units.back(e, overlap, s)  # the earliest unit boundary keeping the overlap in bounds
     if q_min < 0:
         return e
-    fallback = -1
-    for level in levels:
-        if level.cuts is None:
-            q = q_min
-        else:
-            q = level.cuts.first_in(q_min, e)
-            if q <= s:
-                continue
-        if units.size(q, e) * 2 >= overlap:
+    # a cut shares at least half the overlap exactly when it lies before ``half``, so each level
+    # is searched there only (a narrower window: fewer sentence ends to judge)
+    half = units.shares_before(e, (overlap + 1) // 2)
+    if half > q_min:
+        for level in levels:
+            q = q_min if level.cuts is None else level.cuts.first_in(q_min, min(half, e))
+            if q > s:
+                return q
+    for level in levels:  # no level shares half: the coarsest cut in the window will do
+        q = q_min if level.cuts is None else level.cuts.first_in(q_min, e)
+        if q > s:
             return q
-        if fallback < 0:
-            fallback = q
-    return fallback if fallback > s else e
+    return e
 
 
 # --------------------------------------------------------------------------- splitters
@@ -852,18 +872,22 @@ def _finish(
     atomic = _atomic_spans(doc.blocks)
     atomic_kind = {(b.start, b.end): b.kind for b in doc.blocks if b.kind in ("table", "code")}
     chunks: list[Chunk] = []
-    ids = chunk_ids(doc, [(s, e) for s, e, _ in trimmed], settings.key())
+    ids, texts, paths = _named(doc, [(s, e) for s, e, _ in trimmed], settings.key())
+    count = units.size if counter is None else counter
+    limit, fixed = settings.size, settings.splitter == "fixed"
     prev_end = 0
     for i, (s, e, flags) in enumerate(trimmed):
-        size = units.size(s, e) if counter is None else counter(s, e)
-        if size > settings.size:
+        size = count(s, e)
+        if size > limit:
             flags.add("oversize")
-        if settings.splitter == "fixed":
+        if fixed:
             flags.discard("hard_cut")  # every cut of a fixed window is a hard one
-        for x in (s, e):
-            j = _inside(atomic, x)
-            if j is not None:
-                flags.add("table_split" if atomic_kind[atomic[j]] == "table" else "code_split")
+        if atomic:
+            for x in (s, e):
+                j = _inside(atomic, x)
+                if j is not None:
+                    kind = atomic_kind[atomic[j]]
+                    flags.add("table_split" if kind == "table" else "code_split")
         overlap = units.size(s, min(prev_end, e)) if i and s < prev_end else 0
         page_start, page_end = doc.page_span(s, e)
         chunks.append(
@@ -872,13 +896,13 @@ def _finish(
                 index=i,
                 start=s,
                 end=e,
-                text=text[s:e],
+                text=texts[i],
                 size=size,
                 overlap=overlap,
-                heading_path=doc.heading_path_at(s),
+                heading_path=paths[i],
                 page_start=page_start,
                 page_end=page_end,
-                flags=tuple(sorted(flags)),
+                flags=tuple(sorted(flags)) if flags else (),
             )
         )
         prev_end = e
