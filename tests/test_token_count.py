@@ -94,3 +94,34 @@ def test_punctuation_and_white_space_edges_count_exactly(text: str, a: int, leng
     b = min(len(text), a + length)
     enc = tiktoken_encoding(DEFAULT_ENCODING)
     assert counter(a, b) == len(enc.encode_ordinary(text[a:b]))
+
+
+EDGE_CHARACTERS = "aZz.,!-_~ \t\n\r\x0b\x1c\x85\u00a0\u2028é1🙂'\"|@`{"
+
+
+@given(
+    before=st.sampled_from(EDGE_CHARACTERS) | st.characters(),
+    after=st.sampled_from(EDGE_CHARACTERS) | st.characters(),
+)
+def test_a_piece_boundary_is_judged_on_its_two_characters_as_the_pattern_does(
+    before: str, after: str
+) -> None:
+    """The counter's character test (``_boundary_between``) and :data:`_PIECE_BOUNDARY` agree
+    on every pair, Unicode white space and non-ASCII letters included."""
+    from explorer.chunking.measures import _PIECE_BOUNDARY, _boundary_between
+
+    m = _PIECE_BOUNDARY.match(before + after)
+    assert _boundary_between(before, after) == (m is not None and m.end() == 1)
+
+
+def test_a_piece_boundary_agrees_with_the_pattern_on_every_pair_of_latin_characters() -> None:
+    from explorer.chunking.measures import _PIECE_BOUNDARY, _boundary_between
+
+    chars = [chr(c) for c in range(0x180)] + ["\u2028", "\u3000", "\ufeff", "🙂"]
+    wrong = [
+        (b, a)
+        for b in chars
+        for a in chars
+        if _boundary_between(b, a) != bool((m := _PIECE_BOUNDARY.match(b + a)) and m.end() == 1)
+    ]
+    assert wrong == []
