@@ -101,9 +101,12 @@ def candidate_cuts(text: str, pos: int = 0, endpos: int | None = None) -> Iterat
         j = m.start()
         ch = text[j]
         if ch == "." or ch == ")":
-            s = _marker_space(text, j, pos, end)
-            if s >= 0:
-                yield _cut_at(text, s)
+            # a marker's label is one character after white space, or two digits: most stops
+            # (after a word) fail this test, without the call
+            if j >= 2 and (text[j - 2].isspace() or text[j - 2].isdigit()):
+                s = _marker_space(text, j, pos, end)
+                if s >= 0:
+                    yield _cut_at(text, s)
             if ch == ")":
                 continue  # a bracket is a candidate only as the end of a marker
         yield _cut_at(text, j)
