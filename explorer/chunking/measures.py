@@ -128,7 +128,8 @@ class Units:
             bounds, cum = self._bounds, self._cum
             big_j = bisect.bisect_left(bounds, e)
             j = bisect.bisect_left(cum, cum[big_j] - limit)
-            j = max(j, bisect.bisect_right(bounds, lo_bound))
+            if j >= len(bounds) or bounds[j] <= lo_bound:  # (else it is past lo_bound already)
+                j = max(j, bisect.bisect_right(bounds, lo_bound))
             return bounds[j] if j < len(bounds) and bounds[j] < e else -1
         lo = bisect.bisect_right(cands, lo_bound)
         hi = bisect.bisect_left(cands, e)  # candidates in [lo, hi) are < e
