@@ -152,3 +152,36 @@ def test_a_stopped_wait_leaves_the_line() -> None:
     after.start()
     after.join(timeout=5)
     assert not after.is_alive(), "the next session waits for a turn nobody will take"
+
+
+class ThreadCounting(Model):
+    """Records how many intra-op threads torch had for each batch."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[int] = []
+
+    def encode(self, batch: Sequence[str], **kw: Any) -> Any:
+        import torch
+
+        self.threads.append(torch.get_num_threads())
+        return super().encode(batch, **kw)
+
+
+def test_a_question_runs_on_one_thread_and_documents_on_all() -> None:
+    """One short text gains nothing from several intra-op threads and, on busy cores, can wait
+    for them; a document's batches keep every thread, and the count is restored."""
+    import torch
+
+    emb = Embedder("fake")
+    model = ThreadCounting()
+    emb._model = model
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        emb.embed_query("how long is the refund window?")
+        emb.embed(texts("doc", BATCH + 1))
+        assert model.threads == [1, 2, 2]
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
