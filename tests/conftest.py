@@ -165,3 +165,20 @@ def chromium() -> Iterator[Any]:
 
     require_chromium()
     yield from chromium_fixture()
+
+
+def assert_span_counts_alone(text: str, a: int, length: int) -> None:
+    """The token counter's count of ``text[a:a+length]`` (clamped) is that span encoded alone."""
+    from explorer.chunking.measures import (
+        DEFAULT_ENCODING,
+        get_measure,
+        standalone_counter,
+        tiktoken_encoding,
+    )
+
+    measure = get_measure("tokens")
+    counter = standalone_counter(measure, text, measure.units(text))
+    assert counter is not None
+    a = min(a, len(text))
+    b = min(len(text), a + length)
+    assert counter(a, b) == len(tiktoken_encoding(DEFAULT_ENCODING).encode_ordinary(text[a:b]))

@@ -17,13 +17,12 @@ from explorer.chunking.measures import (
     DEFAULT_ENCODING,
     UNITS,
     get_measure,
-    standalone_counter,
     tiktoken_encoding,
 )
 from explorer.chunking.splitters import SPLITTERS, Chunk, ChunkSettings, split
 from explorer.documents.model import Document
 from explorer.errors import MeasureError, SettingsError
-from tests.conftest import corpus_files, load_cached, make_doc
+from tests.conftest import assert_span_counts_alone, corpus_files, load_cached, make_doc
 
 PIECES = [
     "a", "b", "Z", "word", "é", "e\u0301", "🙂", "👩‍👩‍👧", "𝔘𝔫𝔦", "中文", "ﬁ", " ", "  ", "\t",
@@ -138,13 +137,7 @@ def test_a_token_chunk_encoded_alone_fits_its_limit(
 @given(text=token_texts, a=st.integers(0, 400), length=st.integers(0, 400))
 def test_standalone_token_count_equals_encoding_the_span(text: str, a: int, length: int) -> None:
     """The shortcut (encode head and tail, count the middle from the document's tokens) is exact."""
-    measure = get_measure("tokens")
-    counter = standalone_counter(measure, text, measure.units(text))
-    assert counter is not None
-    a = min(a, len(text))
-    b = min(len(text), a + length)
-    enc = tiktoken_encoding(DEFAULT_ENCODING)
-    assert counter(a, b) == len(enc.encode_ordinary(text[a:b]))
+    assert_span_counts_alone(text, a, length)
 
 
 def test_fixed_token_chunks_fit_when_encoded_alone_on_the_corpus() -> None:

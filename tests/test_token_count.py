@@ -19,7 +19,7 @@ from explorer.chunking.measures import (
     tiktoken_encoding,
 )
 from explorer.chunking.splitters import ChunkSettings, split
-from tests.conftest import SAMPLES, corpus_files, load_cached
+from tests.conftest import SAMPLES, assert_span_counts_alone, corpus_files, load_cached
 
 DOCUMENTS = [
     *(p for p in sorted(SAMPLES.iterdir()) if p.suffix in {".md", ".pdf"} and p.stem != "SOURCES"),
@@ -86,14 +86,7 @@ PUNCTUATED = st.lists(
 
 @given(text=PUNCTUATED, a=st.integers(0, 300), length=st.integers(0, 300))
 def test_punctuation_and_white_space_edges_count_exactly(text: str, a: int, length: int) -> None:
-    text = text * 3  # long enough for the shortcut (spans over 64 characters)
-    measure = get_measure("tokens")
-    counter = standalone_counter(measure, text, measure.units(text))
-    assert counter is not None
-    a = min(a, len(text))
-    b = min(len(text), a + length)
-    enc = tiktoken_encoding(DEFAULT_ENCODING)
-    assert counter(a, b) == len(enc.encode_ordinary(text[a:b]))
+    assert_span_counts_alone(text * 3, a, length)  # long enough for the shortcut (over 64)
 
 
 EDGE_CHARACTERS = "aZz.,!-_~ \t\n\r\x0b\x1c\x85\u00a0\u2028é1🙂'\"|@`{"
