@@ -3,7 +3,9 @@ and, in a real browser, how long turning a page and selecting a chunk take, side
 another checkout (the base commit).
 
 Run ``python -m benchmarks.bench_app`` (options: ``--pages N``, ``--repeat N``, ``--profile``;
-``--browser`` for the browser figures, ``--base DIR`` to put another checkout beside them).
+``--browser`` for the browser figures, ``--base DIR`` to put another checkout beside them, once
+for each; with ``--base`` the AppTest figures come from fresh processes of every checkout taken
+in turns, ``--rounds N`` of them).
 
 What it does. It builds a PDF of at least ``--pages`` pages by appending the PDFs of
 ``shared/corpus/`` (sorted by name) in turn with PyMuPDF's ``insert_pdf``, into a temporary
@@ -177,44 +179,79 @@ def _pick_chunk(page: Any, index: int) -> Callable[[], None]:
     return lambda: option.click()
 
 
-BASE_RERUNS = """
-import statistics, sys, time
+APPTEST_RUN = """
+import gc, json, sys, time
 from pathlib import Path
 from streamlit.testing.v1 import AppTest
 pdf, repeat = Path(sys.argv[1]), int(sys.argv[2])
+def timed(act):
+    act(); gc.collect(); t = time.perf_counter(); at.run(); return (time.perf_counter() - t) * 1000
 at = AppTest.from_file("app.py", default_timeout=600)
 at.run()
-at.file_uploader(key="upload").set_value((pdf.name, pdf.read_bytes(), "application/pdf"))
-at.run()
-def timed(act):
-    act(); t = time.perf_counter(); at.run(); return (time.perf_counter() - t) * 1000
-turns = [timed(lambda: at.button(key="next_page").click()) for _ in range(repeat)]
-picker = lambda: next(s for s in at.selectbox if s.label == "Selected chunk")
-picks = [timed(lambda n=n: picker().set_value(40 + 7 * n)) for n in range(repeat)]
-print(statistics.median(turns), min(turns), max(turns), statistics.median(picks), min(picks),
-      max(picks))
+up = at.file_uploader(key="upload")
+cold = timed(lambda: up.set_value((pdf.name, pdf.read_bytes(), "application/pdf")))
+sizes = [200 + 8 * k for k in range(repeat)]
+fresh = [timed(lambda s=s: at.slider(key="size").set_value(s)) for s in sizes]
+cached = [timed(lambda k=k: at.slider(key="size").set_value(sizes[k % 2])) for k in range(repeat)]
+if at.exception or not at.image:
+    raise SystemExit("the app raised or drew no page image")
+print(json.dumps({"cold": cold, "fresh": fresh, "cached": cached}))
 """
-"""Run in another checkout (its own process, so its own modules): the whole-script rerun a
-page turn and a chunk selection cost there, as ``AppTest.run()`` times it."""
+"""Run in a checkout (its own process, so its own modules): the three AppTest figures of
+:func:`main` (cold upload, slider to new sizes, slider between seen sizes), as JSON."""
 
 
-def browser_figures(pdf: Path, base: Path | None, repeat: int, pause: float) -> None:
-    """Page turns and chunk selections on the PDF in Chromium: for this checkout, the rerun each
-    costs on the server (the document panel's fragment, timed by :mod:`ui.timing`) and what a
-    person waits for in the browser; for ``base``, its whole-script rerun (in AppTest) and the
-    browser's wait. ``pause``: seconds between actions, as a reader takes them."""
+def side_by_side(pdf: Path, checkouts: list[tuple[str, Path]], repeat: int, rounds: int) -> None:
+    """The AppTest figures of several checkouts, each in its own process, taken in turns
+    (round 1: A, B, C; round 2: A, B, C …), so a busy moment of the machine hits all of them.
+    Each round is a fresh process: its upload is cold, its first sizes new."""
+    import json
+    import subprocess
+
+    got: dict[str, dict[str, list[float]]] = {
+        label: {"cold": [], "fresh": [], "cached": []} for label, _ in checkouts
+    }
+    for _ in range(rounds):
+        for label, root in checkouts:
+            res = subprocess.run(
+                [sys.executable, "-c", APPTEST_RUN, str(pdf), str(repeat)],
+                cwd=root, capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            figures = json.loads(res.stdout.strip().splitlines()[-1])
+            got[label]["cold"].append(figures["cold"])
+            got[label]["fresh"] += figures["fresh"]
+            got[label]["cached"] += figures["cached"]
+    print(f"median (min–max) ms; {rounds} rounds in turns, {repeat} slider moves each a round")
+    print(f"{'':<36}" + "".join(f"{label:>22}" for label, _ in checkouts))
+    for key, what in (
+        ("cold", "upload + first render (cold)"),
+        ("fresh", "slider to a new size"),
+        ("cached", "slider between seen sizes (cached)"),
+    ):
+        cells = []
+        for label, _ in checkouts:
+            v = got[label][key]
+            cells.append(f"{statistics.median(v):.0f} ({min(v):.0f}–{max(v):.0f})")
+        print(f"{what:<36}" + "".join(f"{c:>22}" for c in cells))
+
+
+def browser_figures(pdf: Path, bases: list[Path], repeat: int, pause: float) -> None:
+    """Page turns and chunk selections on the PDF in Chromium, for this checkout and each of
+    ``bases``, taken in turns: the server's work for each (the document panel's fragment, timed
+    by :mod:`ui.timing` into a file per server) and what a person waits for in the browser.
+    ``pause``: seconds between actions, as a reader takes them."""
     import contextlib
     import os
-    import subprocess
 
     from tests.browser_util import browser, running_app, wait_idle
 
-    log = Path(tempfile.mkdtemp(prefix="bench-app-")) / "timings.tsv"
-    os.environ["CHUNK_EXPLORER_TIMINGS"] = str(log)  # the servers started below inherit it
-    apps = [("this checkout", REPO)] + ([("base", base)] if base is not None else [])
-    server: dict[str, list[float]] = {"turn": [], "pick": []}
+    folder = Path(tempfile.mkdtemp(prefix="bench-app-"))
+    apps = [("this checkout", REPO)] + [(_label(b, i), b) for i, b in enumerate(bases)]
+    logs = {label: folder / f"timings-{i}.tsv" for i, (label, _) in enumerate(apps)}
+    server: dict[str, dict[str, list[float]]] = {label: {"turn": [], "pick": []} for label in logs}
 
-    def panel_ms() -> float:
+    def panel_ms(label: str) -> float:
+        log = logs[label]
         lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
         return float(lines[-1].split("\t")[1]) if lines else float("nan")
 
@@ -222,17 +259,18 @@ def browser_figures(pdf: Path, base: Path | None, repeat: int, pause: float) -> 
         b = stack.enter_context(browser())
         pages = {}
         for label, root in apps:
+            os.environ["CHUNK_EXPLORER_TIMINGS"] = str(logs[label])  # the server inherits it
             url = stack.enter_context(running_app(timeout=120.0, root=root))
             pages[label] = _open_in_browser(b, url, pdf)
+        del os.environ["CHUNK_EXPLORER_TIMINGS"]
         turns: dict[str, list[float]] = {label: [] for label in pages}
         picks: dict[str, list[float]] = {label: [] for label in pages}
-        for _ in range(repeat):  # alternating, so a busy moment of the machine hits both
+        for _ in range(repeat):  # in turns, so a busy moment of the machine hits each
             for label, page in pages.items():
                 page.wait_for_timeout(pause * 1000)
                 next_page = page.get_by_role("button", name="▶", exact=True)
                 turns[label].append(_latency(page, next_page.click, _image_src(page)))
-                if label == "this checkout":
-                    server["turn"].append(panel_ms())
+                server[label]["turn"].append(panel_ms(label))
         for n in range(repeat):
             for label, page in pages.items():
                 page.wait_for_timeout(pause * 1000)
@@ -243,37 +281,35 @@ def browser_figures(pdf: Path, base: Path | None, repeat: int, pause: float) -> 
                 page.wait_for_timeout(pause * 1000)
                 act = _pick_chunk(page, 41 + 7 * n)
                 picks[label].append(_latency(page, act, _image_src(page), chunk=41 + 7 * n))
-                if label == "this checkout":
-                    server["pick"].append(panel_ms())
+                server[label]["pick"].append(panel_ms(label))
                 wait_idle(page)
-    del os.environ["CHUNK_EXPLORER_TIMINGS"]
 
     def cell(v: list[float]) -> str:
         return f"{statistics.median(v):.0f} ({min(v):.0f}–{max(v):.0f})"
 
     rows = {
-        "turn": ["turn to the next page", cell(server["turn"]), cell(turns["this checkout"])],
-        "pick": ["select a chunk", cell(server["pick"]), cell(picks["this checkout"])],
+        "turn": ["turn to the next page"],
+        "pick": ["select a chunk"],
     }
-    heads = ["this checkout: rerun", "this checkout: browser"]
-    if base is not None:
-        res = subprocess.run(
-            [sys.executable, "-c", BASE_RERUNS, str(pdf), str(repeat)],
-            cwd=base, capture_output=True, text=True, check=True,
-        )  # fmt: skip
-        t50, t0, t1, p50, p0, p1 = (float(x) for x in res.stdout.split()[-6:])
-        rows["turn"] += [f"{t50:.0f} ({t0:.0f}–{t1:.0f})", cell(turns["base"])]
-        rows["pick"] += [f"{p50:.0f} ({p0:.0f}–{p1:.0f})", cell(picks["base"])]
-        heads += ["base: rerun", "base: browser"]
+    heads = []
+    for label in pages:
+        rows["turn"] += [cell(server[label]["turn"]), cell(turns[label])]
+        rows["pick"] += [cell(server[label]["pick"]), cell(picks[label])]
+        heads += [f"{label}: panel", f"{label}: browser"]
     print(f"median (min–max) ms, {repeat} runs each, {pause:g} s between actions")
-    print(f"{'':<24}" + "".join(f"{h:>24}" for h in heads))
+    width = max(24, *(len(h) + 2 for h in heads))
+    print(f"{'':<24}" + "".join(f"{h:>{width}}" for h in heads))
     for row in rows.values():
-        print(f"{row[0]:<24}" + "".join(f"{c:>24}" for c in row[1:]))
+        print(f"{row[0]:<24}" + "".join(f"{c:>{width}}" for c in row[1:]))
     print(
-        "rerun: the server's work for the action (this checkout: the document panel's fragment; "
-        "base: the whole script, in AppTest). browser: from the click to the new page image "
-        "drawn, in Chromium."
+        "panel: the server's work for the action (the document panel's fragment). browser: from "
+        "the click to the new page image drawn (a selection: its details and outline), in Chromium."
     )
+
+
+def _label(base: Path, i: int) -> str:
+    """A base checkout's column: its folder's name (``base`` when it has none)."""
+    return base.resolve().name or f"base {i + 1}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -284,7 +320,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--browser", action="store_true", help="also time page turns and chunk selections"
     )
-    parser.add_argument("--base", type=Path, help="another checkout to time beside this one")
+    parser.add_argument(
+        "--base",
+        type=Path,
+        action="append",
+        default=[],
+        help="another checkout to time beside this one (repeat it for several)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="with --base, AppTest figures: rounds of fresh processes, in turns",
+    )
     parser.add_argument("--browser-only", action="store_true", help="only the browser figures")
     parser.add_argument(
         "--pause", type=float, default=1.0, help="seconds between browser actions (a reader's)"
@@ -296,6 +344,13 @@ def main(argv: list[str] | None = None) -> int:
             browser_figures(pdf, args.base, args.repeat, args.pause)
         if args.browser_only:
             return 0
+    if args.base:
+        with tempfile.TemporaryDirectory(prefix="bench-app-") as tmp:
+            pdf = build_pdf(Path(tmp), min_pages=args.pages)
+            checkouts = [("this checkout", REPO)]
+            checkouts += [(_label(b, i), b) for i, b in enumerate(args.base)]
+            side_by_side(pdf, checkouts, args.repeat, args.rounds)
+        return 0
 
     with tempfile.TemporaryDirectory(prefix="bench-app-") as tmp:
         pdf = build_pdf(Path(tmp), min_pages=args.pages)

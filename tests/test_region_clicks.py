@@ -148,3 +148,19 @@ def test_a_click_selects_the_chunk_and_keeps_the_page_image() -> None:
     assert not at.exception
     assert any(s.label == "Selected chunk" and s.value == 1 for s in at.selectbox)
     assert at.image[0].value == before  # the page is not drawn again for a selection
+
+
+def test_a_pages_rects_are_found_among_its_own_lines(pdf: Any) -> None:
+    # rects_on_page (what the regions and layers use per rerun) is rects() kept to one page,
+    # for spans within a page, over several pages, the whole text, and spans of no line
+    doc, chunks = pdf
+    layout = doc.layout
+    pages = sorted({line.page for line in layout.lines})
+    assert len(pages) > 1
+    n = len(doc.text)
+    spans = [(c.start, c.end) for c in chunks] + [(0, n), (chunks[1].start, chunks[-2].end)]
+    spans += [(n, n), (5, 5), (n + 10, n + 20)]
+    for start, end in spans:
+        every = layout.rects(start, end)
+        for page in [*pages, max(pages) + 1]:
+            assert layout.rects_on_page(start, end, page) == [r for r in every if r.page == page]

@@ -68,23 +68,33 @@ def _page_images() -> tuple[Memo[tuple[str, str, int], render_pdf.PageImage], Th
     return Memo(96), ThreadPoolExecutor(max_workers=1, thread_name_prefix="ce-pages")
 
 
+def _draw(
+    doc: Document, pdf: bytes, tints: Sequence[render.Highlight], n: int
+) -> render_pdf.PageImage:
+    here = [h for h in tints if highlights.span_on_page(doc, h.start, h.end, n)]
+    return render_pdf.render_pdf_page(pdf, n, doc, here, zoom=PDF_ZOOM)
+
+
 def page_image(
     doc: Document, view_key: str, page: int, pdf: bytes, tints: Sequence[render.Highlight]
 ) -> render_pdf.PageImage:
-    """Page ``page`` with every highlight of ``tints`` that touches it; then the pages before
-    and after it are drawn in the background, so turning to one of them shows it at once."""
+    """Page ``page`` with every highlight of ``tints`` that touches it (then
+    :func:`draw_ahead` draws the pages beside it)."""
+    drawn, _ = _page_images()
+    return drawn.get((doc.key, view_key, page), lambda: _draw(doc, pdf, tints, page))
+
+
+def draw_ahead(
+    doc: Document, view_key: str, page: int, pdf: bytes, tints: Sequence[render.Highlight]
+) -> None:
+    """Draw the pages before and after ``page`` in the background, so turning to one of them
+    shows it at once. Called once the panel is drawn: the drawing thread then does not hold
+    the interpreter while the panel's own work runs."""
     drawn, drawer = _page_images()
-
-    def draw(n: int) -> render_pdf.PageImage:
-        here = [h for h in tints if highlights.span_on_page(doc, h.start, h.end, n)]
-        return render_pdf.render_pdf_page(pdf, n, doc, here, zoom=PDF_ZOOM)
-
-    image = drawn.get((doc.key, view_key, page), lambda: draw(page))
     last = max((p.number for p in doc.pages), default=page)
     for n in (page + 1, page - 1):
         if 1 <= n <= last and drawn.peek((doc.key, view_key, n)) is None:
-            drawer.submit(drawn.get, (doc.key, view_key, n), lambda n=n: draw(n))
-    return image
+            drawer.submit(drawn.get, (doc.key, view_key, n), lambda n=n: _draw(doc, pdf, tints, n))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -253,7 +263,6 @@ def _document_panel(shown: Shown) -> None:
                 )
 
     tints = _highlights(shown, view, selected)
-    view_key = f"{view}|{highlights_key(tints)}"
     if view == "Heat" and answer is not None:
         st.html(highlights.heat_legend_html(answer.ranking))
     table_note = table_filter.note(state.get(table_filter.KEY), len(shown_idx))
@@ -267,7 +276,7 @@ def _document_panel(shown: Shown) -> None:
         plain = region_clicks.strip_selection(tints)
         _pdf_page(shown, plain, f"{view}|{highlights_key(plain)}", selected, outlined=tints)
     else:
-        _text_view(shown, tints, view_key, selected)
+        _text_view(shown, tints, f"{view}|{highlights_key(tints)}", selected)
     if selected is not None and not state.get("present"):
         chunk_details(shown, selected)
     elif not state.get("present"):
@@ -340,6 +349,7 @@ def _pdf_page(
             region_clicks.region_clicks(data, len(chunks))
     if chosen:
         st.html(layers.legend_html(chosen))
+    draw_ahead(doc, view_key, page, shown.data, tints)
 
 
 def _text_view(

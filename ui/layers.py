@@ -93,7 +93,7 @@ def pdf_layers(doc: Document, page: int, chosen: Sequence[str]) -> list[dict[str
         for b in blocks:
             if kind != "caption" and b.kind != kind:
                 continue
-            rects = [r for r in layout.rects(b.start, b.end) if r.page == page]
+            rects = layout.rects_on_page(b.start, b.end, page)
             if not rects:
                 continue
             box = [

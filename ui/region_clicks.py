@@ -94,7 +94,7 @@ def pdf_data(
         for h in tints:
             if h.underline:
                 continue
-            here = [_rect(r) for r in layout.rects(h.start, h.end) if r.page == page]
+            here = [_rect(r) for r in layout.rects_on_page(h.start, h.end, page)]
             if not here:
                 continue
             regions.setdefault(h.index, []).extend(here)

@@ -166,9 +166,15 @@ class Layout:
     x0: array  # type: ignore[type-arg]
     x1: array  # type: ignore[type-arg]
     _starts: list[int] = field(init=False, repr=False, compare=False)
+    _page_spans: dict[int, tuple[int, int]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_starts", [line.start for line in self.lines])
+        spans: dict[int, tuple[int, int]] = {}
+        for line in self.lines:
+            lo, hi = spans.get(line.page, (line.start, line.end))
+            spans[line.page] = (min(lo, line.start), max(hi, line.end))
+        object.__setattr__(self, "_page_spans", spans)
 
     def rects(self, start: int, end: int) -> list[Rect]:
         """Rectangles covering ``text[start:end]``, one per line it touches, in text order."""
@@ -185,6 +191,18 @@ class Layout:
             if xs0 and xs1:
                 out.append(Rect(line.page, min(xs0), line.y0, max(xs1), line.y1))
         return out
+
+    def rects_on_page(self, start: int, end: int, page: int) -> list[Rect]:
+        """The rectangles of :meth:`rects` that lie on ``page``, found among that page's lines
+        only: the span is first cut to the offsets the page's lines cover, so a long span (a
+        chunk of many pages) costs what its part on the page costs."""
+        span = self._page_spans.get(page)
+        if span is None:
+            return []
+        lo, hi = max(start, span[0]), min(end, span[1])
+        if lo >= hi:
+            return []
+        return [r for r in self.rects(lo, hi) if r.page == page]
 
 
 @dataclass(frozen=True)
