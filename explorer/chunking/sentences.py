@@ -3,7 +3,7 @@
 A *cut* is a position ``c`` at the start of the white space between two sentences (or right after
 a CJK full stop, which needs no space). :data:`CANDIDATES` finds every position that could be one;
 :func:`is_sentence_end` decides, looking at the text around ``c`` only, so cuts can be found
-lazily in any window (:class:`explorer.chunking.splitters.RegexCuts`) or all at once
+lazily in any window (:class:`explorer.chunking.cuts.RegexCuts`) or all at once
 (:func:`sentence_spans`).
 
 The rules, in the order they are tried:
