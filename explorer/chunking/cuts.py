@@ -30,8 +30,10 @@ class ListCuts:
     """Cuts from a sorted list of positions."""
 
     def __init__(self, positions: Iterable[int], *, ordered: bool = False) -> None:
-        """``ordered``: the positions are already sorted and distinct (not checked)."""
-        self.positions = positions if ordered else sorted(set(positions))  # type: ignore[assignment]
+        """``ordered``: the positions are a list already sorted and distinct (not checked)."""
+        self.positions: list[int] = (
+            positions if ordered and isinstance(positions, list) else sorted(set(positions))
+        )
 
     def last_in(self, a: int, b: int) -> int:
         i = bisect.bisect_right(self.positions, b) - 1

@@ -336,7 +336,7 @@ class Tokens:
         bounds = np.append(bounds, n).astype(np.int64)
         # memoryviews, not lists: a list of 200,000 Python ints per megabyte took longer to
         # build than everything else here but the encode
-        return Units(memoryview(bounds), None, n, cum=memoryview(cum))
+        return Units(bounds.data, None, n, cum=cum.data)
 
 
 @dataclass(frozen=True)

@@ -227,7 +227,7 @@ class Chunk:
             raise ValueError("chunk text length does not match its span")
 
 
-_json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii
 """``json.dumps`` of one string with ``ensure_ascii=True`` (the C encoder's own function)."""
 
 
