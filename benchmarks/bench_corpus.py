@@ -365,26 +365,33 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:  # no Chromium: the JSON is written
             why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             image = f"\nThe figure: `benchmarks/corpus_scaling/figure.json` (no PNG: {why})\n"
-        write_section(text + image)
+        write_section(text, image)
     return 0
 
 
-def write_section(body: str) -> None:
-    path = REPO / "BENCHMARKS.md"
+def write_section(table_text: str, image: str, path: Path = REPO / "BENCHMARKS.md") -> None:
+    """Put ``table_text`` in place of the first table of the "Corpus scaling" section, keeping
+    everything written around it (the reading, the comparisons); without the section, append
+    one with the table and ``image``."""
     text = path.read_text(encoding="utf-8")
     head = "## Corpus scaling"
+    if head in text:
+        before, rest = text.split(head, 1)
+        lines = rest.split("\n")
+        start = next((i for i, line in enumerate(lines) if line.startswith("|")), None)
+        if start is not None:
+            end = start
+            while end < len(lines) and lines[end].startswith("|"):
+                end += 1
+            lines[start:end] = table_text.strip("\n").split("\n")
+            path.write_text(before + head + "\n".join(lines), encoding="utf-8")
+            return
     section = (
         f"{head}\n\n`python -m benchmarks.bench_corpus --write` (the default configuration, "
         "hybrid, on 2 cores; see the script's docstring for how the corpora are built):\n\n"
-        f"{body}"
+        f"{table_text}{image}"
     )
-    if head in text:
-        before, rest = text.split(head, 1)
-        after = rest.split("\n## ", 1)
-        text = before + section + ("\n## " + after[1] if len(after) > 1 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    path.write_text(text.rstrip("\n") + "\n\n" + section, encoding="utf-8")
 
 
 if __name__ == "__main__":
