@@ -137,24 +137,23 @@ WORD = re.compile(r"\s+")
 def sentence_cuts(text: str, exclude: Sequence[tuple[int, int]] = ()) -> RegexCuts:
     """Sentence ends of ``text`` (the rules are in :mod:`explorer.chunking.sentences`), found
     lazily."""
-    return RegexCuts(
-        text,
-        sentences.CANDIDATES,
-        cut=sentences.candidate_cut,
-        accept=sentences.is_sentence_end,
-        exclude=exclude,
-        scan=sentences.candidate_cuts,
-    )
+    return _sentence_ends(text, sentences.is_sentence_end, exclude)
 
 
 def stop_cuts(text: str, exclude: Sequence[tuple[int, int]] = ()) -> RegexCuts:
     """The sentence ends of ``text`` that follow a stop or a blank line
     (:func:`~explorer.chunking.sentences.is_stop_end`), found lazily."""
+    return _sentence_ends(text, sentences.is_stop_end, exclude)
+
+
+def _sentence_ends(
+    text: str, accept: Callable[[str, int], bool], exclude: Sequence[tuple[int, int]]
+) -> RegexCuts:
     return RegexCuts(
         text,
         sentences.CANDIDATES,
         cut=sentences.candidate_cut,
-        accept=sentences.is_stop_end,
+        accept=accept,
         exclude=exclude,
         scan=sentences.candidate_cuts,
     )
