@@ -5,8 +5,11 @@ places every chunk it returns (:mod:`~explorer.chunking.adapters.placement`), au
 (:mod:`~explorer.chunking.adapters.audit`) and makes our :class:`~explorer.splitters.Chunk`
 records of the chunks it found, so ``doc.text[c.start:c.end] == c.text`` holds for every chunk
 and everything downstream works; a chunk that could not be found is reported and left out of
-them. :func:`audit_ours` audits our own splitters' chunks the same way, and
-:func:`chunks_from_texts` places another splitter's chunks given only as texts.
+them. A split whose settings hold a regular expression of the user's
+(:attr:`~explorer.chunking.adapters.base.AdapterSettings.regexes`) runs in a child process
+under a time limit (:mod:`~explorer.chunking.adapters.bounded`). :func:`audit_ours` audits our
+own splitters' chunks the same way, and :func:`chunks_from_texts` places another splitter's
+chunks given only as texts.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.chunking.adapters import bounded
 from explorer.chunking.adapters.audit import Audit, ChunkAudit, audit
 from explorer.chunking.adapters.base import AdapterSettings, _version
 from explorer.chunking.adapters.placement import How, Placed, place, shared_size
 from explorer.chunking.measures import DEFAULT_ENCODING, Units, get_measure, standalone_counter
 from explorer.chunking.splitters import Chunk, ChunkSettings
 from explorer.documents.model import Document
+from explorer.errors import TimeLimitError
 
 
 @dataclass(frozen=True)
@@ -100,12 +105,54 @@ def _chunks(
     return out
 
 
-def split_library(doc: Document, settings: AdapterSettings) -> LibraryChunking:
+_TIMED_OUT: dict[tuple[str, str, float], None] = {}
+"""The (document, settings, limit) splits that ran over their limit, newest last (a few dozen):
+asked again, they fail at once instead of after the limit again."""
+_TIMED_OUT_KEPT = 64
+
+
+def timed_out(names: Sequence[str], limit: float) -> TimeLimitError:
+    """The error of a split whose regular expressions in the options ``names`` took too long."""
+    which = " and ".join(names)
+    kind = "regular expression" if len(names) == 1 else "regular expressions"
+    return TimeLimitError(
+        f"the {kind} in {which} took over {limit:g} s on this document (it may backtrack "
+        "catastrophically); simplify it"
+    )
+
+
+def split_library(
+    doc: Document, settings: AdapterSettings, *, limit: float | None = None
+) -> LibraryChunking:
     """Split ``doc`` with another library's splitter, place every chunk, and audit the result.
 
+    Settings with a regular expression of the user's (:attr:`AdapterSettings.regexes`) split in
+    a child process killed after ``limit`` seconds (default
+    :data:`~explorer.chunking.adapters.bounded.TIME_LIMIT`), with a
+    :class:`~explorer.errors.TimeLimitError` naming the options; any other split runs here.
     Raises :class:`~explorer.errors.LibraryError` when the library is not installed (with the
     command that installs it) or fails on this text.
     """
+    names = settings.regexes
+    if not names:
+        return _split_library(doc, settings)
+    limit = bounded.TIME_LIMIT if limit is None else limit
+    key = (doc.sha256, settings.key(), limit)
+    if key in _TIMED_OUT:
+        raise timed_out(names, limit)
+    try:
+        return bounded.run_within(
+            _split_library, doc, settings, limit=limit, error=timed_out(names, limit)
+        )
+    except TimeLimitError:
+        _TIMED_OUT[key] = None
+        while len(_TIMED_OUT) > _TIMED_OUT_KEPT:
+            del _TIMED_OUT[next(iter(_TIMED_OUT))]
+        raise
+
+
+def _split_library(doc: Document, settings: AdapterSettings) -> LibraryChunking:
+    """:func:`split_library` in this process."""
     spec = settings.spec
     version = spec.version()
     raw = spec.split_text(doc.text, settings)
