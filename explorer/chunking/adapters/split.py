@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from explorer.chunking.adapters import bounded
@@ -140,6 +141,7 @@ def split_library(
     key = (doc.sha256, settings.key(), limit)
     if key in _TIMED_OUT:
         raise timed_out(names, limit)
+    _warm(settings.adapter, settings.unit, settings.encoding)
     try:
         return bounded.run_within(
             _split_library, doc, settings, limit=limit, error=timed_out(names, limit)
@@ -149,6 +151,18 @@ def split_library(
         while len(_TIMED_OUT) > _TIMED_OUT_KEPT:
             del _TIMED_OUT[next(iter(_TIMED_OUT))]
         raise
+
+
+@cache
+def _warm(adapter: str, unit: str, encoding: str) -> None:
+    """The adapter run here once, with its default options, on a line of text: its library is
+    then imported and its lazy resources (LlamaIndex's sentence tokenizer) loaded before a child
+    is forked, which would otherwise load them again, each time, within its time limit."""
+    text = "# Warm\n\nOne sentence. Another one.\n"
+    doc = Document(
+        name="warm.md", kind="text", sha256=hashlib.sha256(text.encode()).hexdigest(), text=text
+    )
+    _split_library(doc, AdapterSettings(adapter, unit=unit, encoding=encoding))
 
 
 def _split_library(doc: Document, settings: AdapterSettings) -> LibraryChunking:
