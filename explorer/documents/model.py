@@ -50,6 +50,20 @@ def document_name(path: str | os.PathLike[str]) -> str:
     return display_name(Path(path).name)
 
 
+def leaves_folder(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool:
+    """Whether the file at ``path``, named inside ``folder``, is really elsewhere: with every
+    link on its way followed, it does not lie inside ``folder`` (its own links followed too).
+
+    The one rule for a folder's files, wherever they are listed or named (a folder loaded, a
+    query set's document names, the bundled samples): a link that stays inside the folder is
+    followed, since what it reaches is the folder's anyway; a link that leaves it
+    (``passwd.md -> /etc/passwd``) is refused, whoever put it there. A file that is not there
+    yet is judged by where its name would lead.
+    """
+    real = Path(os.path.realpath(path))
+    return not real.is_relative_to(os.path.realpath(folder))
+
+
 MAX_CHARS = 10_000_000
 """The longest document (in characters of its text) that is loaded; a PDF stops being read when
 its text passes it, a text file is refused before it is parsed. Splitting 10 M characters into
