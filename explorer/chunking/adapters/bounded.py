@@ -27,6 +27,10 @@ from explorer.errors import ExplorerError, LibraryError
 TIME_LIMIT = 10.0
 """Seconds a split with a regular expression of the user's may take (see :func:`run_within`)."""
 
+START_LIMIT = 120.0
+"""Seconds a child may take to be ready (a spawned one imports the library first)."""
+_READY = "ready"
+
 T = TypeVar("T")
 
 
@@ -37,10 +41,18 @@ def _context() -> ForkContext | SpawnContext:
     return multiprocessing.get_context("spawn")
 
 
-def _child(send: Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    """Call ``fn(*args)`` and send ``(True, result)`` or ``(False, error)``; nothing escapes (a
-    child's traceback would reach the user's terminal)."""
+def _child(
+    send: Connection,
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    prepare: Callable[[], object] | None,
+) -> None:
+    """Call ``prepare()``, say so, then call ``fn(*args)`` and send ``(True, result)`` or
+    ``(False, error)``; nothing escapes (a child's traceback would reach the user's terminal)."""
     try:
+        if prepare is not None:
+            prepare()
+        send.send(_READY)
         outcome: tuple[bool, Any] = (True, fn(*args))
     except ExplorerError as exc:
         outcome = (False, exc)
@@ -54,24 +66,42 @@ def _child(send: Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> N
         send.close()
 
 
-def run_within(fn: Callable[..., T], *args: Any, limit: float, error: ExplorerError) -> T:
+def run_within(
+    fn: Callable[..., T],
+    *args: Any,
+    limit: float,
+    error: ExplorerError,
+    prepare: Callable[[], object] | None = None,
+) -> T:
     """``fn(*args)``, run in a child process that is killed after ``limit`` seconds.
 
     Returns what ``fn`` returned, re-raises the :class:`~explorer.errors.ExplorerError` it
     raised (anything else it raised becomes a :class:`~explorer.errors.LibraryError`), and raises
-    ``error`` when it is not done within ``limit`` seconds. ``fn`` and its result must pickle
-    where the child is spawned; its result always must.
+    ``error`` when it is not done within ``limit`` seconds. The limit starts once the child has
+    called ``prepare`` (imports that a spawned child makes again: up to :data:`START_LIMIT`).
+    ``fn``, its arguments and ``prepare`` must pickle where the child is spawned; the result
+    always must.
     """
     ctx = _context()
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(send, fn, args), daemon=True)
+    child = ctx.Process(target=_child, args=(send, fn, args, prepare), daemon=True)
     child.start()
     send.close()  # the child holds its own end: its exit ends the pipe
+    answered = False
     try:
-        if not receive.poll(limit):
-            raise error
         try:
-            ok, value = receive.recv()
+            if not receive.poll(START_LIMIT):
+                raise LibraryError(
+                    f"the split's process did not start within {START_LIMIT:g} s; the machine "
+                    "may be overloaded"
+                )
+            message = receive.recv()
+            if message == _READY:
+                if not receive.poll(limit):
+                    raise error
+                message = receive.recv()
+            ok, value = message
+            answered = True
         except (EOFError, OSError):
             child.join(1)
             raise LibraryError(
@@ -81,7 +111,8 @@ def run_within(fn: Callable[..., T], *args: Any, limit: float, error: ExplorerEr
     finally:
         if child.is_alive():
             child.kill()
-        child.join()
+        if not answered:  # a child that answered is reaped later (the next start, or the exit):
+            child.join()  # waiting for a large process to tear down costs tens of ms
         receive.close()
     if ok:
         return value  # type: ignore[no-any-return]

@@ -14,10 +14,11 @@ chunks given only as texts.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from explorer.chunking.adapters import bounded
@@ -27,7 +28,7 @@ from explorer.chunking.adapters.placement import How, Placed, place, shared_size
 from explorer.chunking.measures import DEFAULT_ENCODING, Units, get_measure, standalone_counter
 from explorer.chunking.splitters import Chunk, ChunkSettings
 from explorer.documents.model import Document
-from explorer.errors import TimeLimitError
+from explorer.errors import LibraryError, TimeLimitError
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,12 @@ def split_library(
     _warm(settings.adapter, settings.unit, settings.encoding)
     try:
         return bounded.run_within(
-            _split_library, doc, settings, limit=limit, error=timed_out(names, limit)
+            _split_library,
+            doc,
+            settings,
+            limit=limit,
+            error=timed_out(names, limit),
+            prepare=partial(_warm, settings.adapter, settings.unit, settings.encoding),
         )
     except TimeLimitError:
         _TIMED_OUT[key] = None
@@ -155,14 +161,17 @@ def split_library(
 
 @cache
 def _warm(adapter: str, unit: str, encoding: str) -> None:
-    """The adapter run here once, with its default options, on a line of text: its library is
-    then imported and its lazy resources (LlamaIndex's sentence tokenizer) loaded before a child
-    is forked, which would otherwise load them again, each time, within its time limit."""
-    text = "# Warm\n\nOne sentence. Another one.\n"
+    """The adapter run here once, with its default options, on a little text cut small (so
+    every level of it runs: sentences, then the pattern): its library is then imported and its
+    lazy resources (LlamaIndex's sentence tokenizer, seconds to load) loaded before a child is
+    forked, which would otherwise load them again, each time, within its time limit."""
+    text = "# Warm\n\n" + "One sentence here. Another one follows it.\n" * 3
+    text += "a long run of words, with commas, that goes on and on without an end " * 3 + "\n"
     doc = Document(
         name="warm.md", kind="text", sha256=hashlib.sha256(text.encode()).hexdigest(), text=text
     )
-    _split_library(doc, AdapterSettings(adapter, unit=unit, encoding=encoding))
+    with contextlib.suppress(LibraryError):  # a failure to warm up shows in the split itself
+        _split_library(doc, AdapterSettings(adapter, unit=unit, size=32, encoding=encoding))
 
 
 def _split_library(doc: Document, settings: AdapterSettings) -> LibraryChunking:
