@@ -13,7 +13,7 @@ from explorer.documents.load import load_document
 from explorer.errors import DocumentError
 from tests import bad_inputs
 from tests.bad_inputs import make
-from tests.conftest import SAMPLES
+from tests.conftest import REPO, SAMPLES
 
 GUIDE = "# Guide\n\nRefunds are available within seven days of purchase.\n"
 NOTES = "Shipping is free for orders over fifty euros.\n"
@@ -282,3 +282,19 @@ def test_the_bundled_samples_listing_leaves_out_links_that_leave(tmp_path: Path)
     (d / "b.md").symlink_to(d / "a.md")
     (d / "c.md").symlink_to(tmp_path / "outside.md")
     assert [p.name for p in documents_in(d)] == ["a.md", "b.md"]
+
+
+def test_the_projects_own_folders_follow_the_links_the_project_made(tmp_path: Path) -> None:
+    """queries/docs is a folder of links (to the samples and the shared corpus) that the project
+    made; any other folder's links must stay inside it."""
+    from explorer.documents.model import bundled_folder, leaves_folder
+
+    bundled = REPO / "queries" / "docs"
+    assert bundled_folder(bundled) and bundled_folder(SAMPLES)
+    assert not bundled_folder(tmp_path) and not bundled_folder(REPO / "tests")
+    link = bundled / "refund-policy.md"
+    assert link.is_symlink() and not leaves_folder(link, bundled)
+    assert "refund-policy.md" in load_folder(bundled).names
+    (tmp_path / "refund-policy.md").symlink_to(link)  # the same link, in someone else's folder
+    assert leaves_folder(tmp_path / "refund-policy.md", tmp_path)
+    assert load_folder(tmp_path).names == ()

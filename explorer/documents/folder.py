@@ -12,8 +12,10 @@ A link is judged by where it leads, by the rule every listing of a folder's file
 (:func:`~explorer.documents.model.leaves_folder`): a link to a file that lies inside the folder
 given is followed (what it reaches is the folder's anyway; a second copy of a file loaded is
 then skipped as a duplicate), a link to a file outside it (``passwd.md -> /etc/passwd``) is
-skipped unread, saying so, and a link to a folder is never entered, wherever it leads. A file
-given by its own path, not found in a folder, is read wherever it is.
+skipped unread, saying so, and a link to a folder is never entered, wherever it leads. The
+project's own bundled folders are the exception: their links are the project's (``queries/docs``
+links to the samples and the shared corpus) and are followed. A file given by its own path, not
+found in a folder, is read wherever it is.
 
 Files are taken in name order; names starting with ``.`` (``.git``, ``.DS_Store``) are passed
 over without a word. A document's name is its path relative to the folder given, with ``/``

@@ -67,8 +67,9 @@ class Option:
             try:
                 re.compile(pattern)
             except (re.error, RecursionError, OverflowError) as exc:
+                shown = pattern if len(pattern) <= 80 else pattern[:80] + "…"
                 raise SettingsError(
-                    f"{adapter} option {self.name!r}: {pattern!r} is not a valid regular "
+                    f"{adapter} option {self.name!r}: {shown!r} is not a valid regular "
                     f"expression ({exc}); correct it, or escape it with a backslash before each "
                     "special character"
                 ) from None
