@@ -49,3 +49,8 @@ class LessonError(ExplorerError):
 
 class EditError(ExplorerError, ValueError):
     """A what-if edit that cannot be applied (a bad edit file, an offset or index out of range)."""
+
+
+class TimeLimitError(LibraryError):
+    """A library split with a regular expression of the user's ran over its time limit (the
+    expression may backtrack catastrophically)."""
