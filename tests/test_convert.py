@@ -80,7 +80,7 @@ def test_an_extra_index_column_is_ignored(tmp_path: Path) -> None:
     [
         (
             lambda r: r.update(references='[{"content": "x", "start_index": 1'),
-            r"question 2 \(c002, .*\): references is not JSON \(Expecting",
+            r"question 2 \(c002, .*\): references are not valid JSON \(line 1, column 35",
         ),
         (
             lambda r: r.update(
@@ -172,7 +172,7 @@ def test_json_lines_take_references_spans_or_exact_strings(tmp_path: Path) -> No
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("{not json", r"set\.jsonl: line 1: not JSON"),
+        ("{not json", r"set\.jsonl: line 1: not valid JSON \(line 1, column 2: Expecting"),
         ('{"question": "q", "doc": "policy.md", "evidence": ["absent words"]}',
          r"line 1: the evidence 'absent words' does not occur in policy\.md"),
         ('{"question": "q", "doc": "policy.md", "spans": [[5, 500]]}',

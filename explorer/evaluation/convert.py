@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from explorer.documents.model import SUPPORTED_SUFFIXES
-from explorer.errors import QuerySetError
+from explorer.errors import JSONTextError, QuerySetError
+from explorer.jsontext import loads_bounded
 
 CHROMA_COLUMNS = ("question", "references", "corpus_id")
 CORPUS_SUFFIXES = (".md", ".txt", ".markdown", ".text")
@@ -128,9 +129,9 @@ def _references(raw: Any, text: str, doc: str) -> list[tuple[str, tuple[int, int
     """Chroma's references (a JSON list, or its text) checked against ``text``."""
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise _Bad(f"references is not JSON ({exc.msg} at character {exc.pos})") from None
+            raw = loads_bounded(raw, what="references")
+        except JSONTextError as exc:
+            raise _Bad(f"references are {exc.problem}") from None
     if not isinstance(raw, list) or not raw:
         raise _Bad("references must be a non-empty JSON list of {content, start_index, end_index}")
     out = []
@@ -246,9 +247,9 @@ def convert_jsonl(path: str | Path, docs: str | Path, *, skip_bad: bool = False)
 
     def make(k: int, line: str) -> dict[str, Any]:
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise _Bad(f"not JSON ({exc.msg} at character {exc.pos})") from None
+            obj = loads_bounded(line, what="the line")
+        except JSONTextError as exc:
+            raise _Bad(exc.problem) from None
         if not isinstance(obj, dict):
             raise _Bad("a line must be a JSON object")
         query = obj.get("question", obj.get("query"))
