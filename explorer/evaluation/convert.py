@@ -35,6 +35,7 @@ from typing import Any
 from explorer.documents.model import SUPPORTED_SUFFIXES
 from explorer.errors import JSONTextError, QuerySetError
 from explorer.jsontext import loads_bounded
+from explorer.workspace import Workspace
 
 CHROMA_COLUMNS = ("question", "references", "corpus_id")
 CORPUS_SUFFIXES = (".md", ".txt", ".markdown", ".text")
@@ -62,7 +63,9 @@ def _clip(text: str, n: int = 60) -> str:
 
 
 class _Texts:
-    """The documents' texts, read once each; a name is looked up under ``folder``."""
+    """The documents' texts, read once each; a name is looked up under ``folder``, by the rule
+    every command keeps (:meth:`Workspace.inside`): a name that leaves the folder is refused
+    before anything is read."""
 
     def __init__(self, folder: Path, *, suffixes: Sequence[str] = ()) -> None:
         if not folder.is_dir():
@@ -70,6 +73,7 @@ class _Texts:
         self.folder = folder
         self.suffixes = tuple(suffixes)
         self._texts: dict[str, tuple[str, str]] = {}
+        self._folder = Workspace(folder)
 
     def get(self, name: str) -> tuple[str, str]:
         """(the file's name, its text) for ``name`` (with ``suffixes``: a stem)."""
@@ -78,14 +82,18 @@ class _Texts:
         return self._texts[name]
 
     def _read(self, name: str) -> tuple[str, str]:
+        try:
+            inside = self._folder.inside(name)
+        except QuerySetError as exc:
+            raise _Bad(str(exc)) from None
         if self.suffixes:
-            tried = [self.folder / (name + s) for s in self.suffixes]
+            tried = [inside.with_name(inside.name + s) for s in self.suffixes]
             path = next((p for p in tried if p.is_file()), None)
             if path is None:
                 looked = ", ".join(p.name for p in tried)
                 raise _Bad(f"corpus {name!r} has no file in {self.folder} (looked for {looked})")
         else:
-            path = self.folder / name
+            path = inside
             if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES or not path.is_file():
                 raise _Bad(f"document {name!r} is not a file in {self.folder}")
         if Path(path).suffix.lower() == ".pdf":
