@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -264,3 +266,25 @@ def test_a_wheel_carries_the_command_line(tmp_path: Path) -> None:
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)[0]["name"] == "ours"
+
+
+@pytest.mark.parametrize(
+    "command", [["chunk", str(SAMPLES / "refund-policy.md")], ["cache", "--stats"]]
+)
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_cache_dir_is_refused_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str], value: str
+) -> None:
+    """``--cache-dir ""`` would be the working folder: one line, exit 2, no file made there."""
+    monkeypatch.chdir(tmp_path)
+    err = io.StringIO()
+    with (
+        contextlib.redirect_stdout(io.StringIO()),
+        contextlib.redirect_stderr(err),
+        pytest.raises(SystemExit) as done,
+    ):
+        main([*command, "--cache-dir", value])
+    assert done.value.code == 2
+    assert err.getvalue().count("\n") == 1 and "an empty folder name would put the cache in the " \
+        "working folder; give a folder" in err.getvalue()  # fmt: skip
+    assert list(tmp_path.iterdir()) == []

@@ -110,6 +110,7 @@ def cache_options(p: argparse.ArgumentParser, *, switch: bool = True) -> None:
     g.add_argument(
         "--cache-dir",
         metavar="DIR",
+        type=_folder,
         help="keep embeddings in DIR between runs (default: $CHUNK_EXPLORER_CACHE, else "
         "~/.cache/chunk-explorer)",
     )
@@ -117,6 +118,16 @@ def cache_options(p: argparse.ArgumentParser, *, switch: bool = True) -> None:
         g.add_argument(
             "--no-cache", action="store_true", help="keep embeddings in memory for this run only"
         )
+
+
+def _folder(value: str) -> str:
+    """``--cache-dir``'s value, refused when empty (it would be the working folder)."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError(
+            "an empty folder name would put the cache in the working folder; give a folder, "
+            "e.g. --cache-dir ~/.cache/chunk-explorer"
+        )
+    return value
 
 
 def config_from(args: argparse.Namespace) -> Config:
