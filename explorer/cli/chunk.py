@@ -14,7 +14,7 @@ from explorer.cli.options import Subparsers, config_options, edits_option
 from explorer.cli.stderr import load_document
 from explorer.config import Config
 from explorer.documents.model import Document
-from explorer.export import chunk_record, records
+from explorer.export import chunk_record, jsonl_line, records
 from explorer.workspace import Workspace
 
 
@@ -42,10 +42,10 @@ def run_chunk(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     edits = load_edits(args.edits) if args.edits else ()
     if settings.splitter in LIBRARY_SPLITTERS and not edits:
         for record in library_records(doc, config, ws):
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.write(jsonl_line(record))
         return 0
     for record in records(doc, config, ws.chunks(doc, config, edits=edits), edits=edits):
-        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        out.write(jsonl_line(record))
     return 0
 
 
