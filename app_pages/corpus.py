@@ -31,9 +31,9 @@ from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map
 from explorer.workspace import Pending
 from ui import corpus_uploads, corpus_view, frame, render, render_markdown, widgets
+from ui.allowed import allowed_folder, named_folders
 from ui.answers import evidence_phrases, first_words, n_of
 from ui.document_view import highlights_key
-from ui.places import allowed_folder, named_folders
 from ui.safe import md_escape, md_text
 from ui.settings import BUDGET_HELP, BUDGETS, TOP_K_MAX, budget_label, describe_config
 from ui.sources import UPLOAD_TYPES, remember, sample_paths

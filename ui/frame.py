@@ -16,8 +16,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from explorer.documents.model import Document
 from explorer.workspace import Workspace
-from ui.answers import DEMO
-from ui.lessons import LESSONS, START_LESSON, lesson_view
+from ui.lessons import LESSONS, opening_view
 from ui.sources import SAMPLES_DIR, sample_paths
 from ui.view_state import View
 
@@ -58,12 +57,6 @@ def workspace() -> Workspace:
     return ws
 
 
-def start_view() -> View:
-    """What the app opens on without a link: the refund lesson at its failing setting."""
-    lesson = LESSONS.get(START_LESSON or "")
-    return lesson_view(lesson) if lesson is not None else DEMO.view()
-
-
 def start_session() -> None:
     """Once per session: the view a link names (else the start), and the main page's state."""
     state = st.session_state
@@ -72,7 +65,7 @@ def start_session() -> None:
     state.session_started = True
     opened = View.from_params(
         st.query_params.to_dict(),
-        start=start_view(),
+        start=opening_view(),
         samples={p.name for p in sample_paths()},
         lessons=LESSONS,
     )
