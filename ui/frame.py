@@ -20,6 +20,8 @@ from ui.lessons import LESSONS, opening_view
 from ui.sources import SAMPLES_DIR, sample_paths
 from ui.view_state import View
 
+EXPLORE = "app_pages/explore.py"
+"""The Explore page, where the other pages hand a view over (:func:`streamlit.switch_page`)."""
 KEEP_DOCUMENTS = 256
 """Documents the app's workspace keeps the work of (all sessions together)."""
 MAIN_DEFAULTS: dict[str, Any] = {

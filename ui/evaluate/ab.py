@@ -14,8 +14,8 @@ import streamlit as st
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import DocumentError
-from explorer.evaluation import compare
-from explorer.evaluation.coverage import EvalReport, evaluate, flipped
+from explorer.evaluation import compare, coverage
+from explorer.evaluation.coverage import EvalReport, flipped
 from ui import evaluate_view, presets_view, render, render_markdown, render_pdf, widgets
 from ui.answers import n_of
 from ui.chunk_view import scroll_script, window_note
@@ -99,9 +99,11 @@ def draw(questions: Questions) -> None:
         assert ws is not None and cfg_a is not None and cfg_b is not None
         progress, bar = widgets.progress_bar("Running A and B", cancel="ab_cancelled")
         t0 = time.monotonic()
-        try:
-            rep_a = evaluate(queries, ws, cfg_a, progress=lambda f, m: progress(f / 2, f"A · {m}"))
-            rep_b = evaluate(
+        try:  # looked up as it runs (a test replaces it)
+            rep_a = coverage.evaluate(
+                queries, ws, cfg_a, progress=lambda f, m: progress(f / 2, f"A · {m}")
+            )
+            rep_b = coverage.evaluate(
                 queries, ws, cfg_b, progress=lambda f, m: progress(0.5 + f / 2, f"B · {m}")
             )
         except Exception as exc:  # a typed error, or a bug: one message, no traceback
@@ -127,7 +129,7 @@ def draw(questions: Questions) -> None:
     )
     st.segmented_control("Hits retrieved (k)", list(ra.ks), key="ab_k", required=True)
     k = state.ab_k if state.ab_k in ra.ks else ra.ks[-1]
-    coverage(ra, rb, k)
+    coverage_figures(ra, rb, k)
     show_verdicts(ra, rb, k)
     st.subheader(f"Questions that flipped at k = {k}", anchor=False)
     show_flips(ra, rb, k)
@@ -149,7 +151,7 @@ def config_inputs(side: str) -> Config | None:
     return widgets.configuration(p)
 
 
-def coverage(ra: EvalReport, rb: EvalReport, k: int) -> None:
+def coverage_figures(ra: EvalReport, rb: EvalReport, k: int) -> None:
     """Coverage at k with A and with B, the chunks and the index tokens of each."""
     cov_a, cov_b = ra.coverage_at_k[k], rb.coverage_at_k[k]
     mcols = st.columns(4)

@@ -6,10 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.config import Config
+from ui import frame
 from ui.settings import SIZE_RANGES, splitter_names
 from ui.view_state import View
-
-EXPLORE = "app_pages/explore.py"
 
 
 def open_in_explorer(config: Config, source: str | None = None) -> None:
@@ -38,4 +37,4 @@ def explorer_range(config: Config) -> str:
 def go_if_asked() -> None:
     """Switch to the Explore page when a button of this run asked for it."""
     if st.session_state.pop("goto_explore", False):
-        st.switch_page(EXPLORE)
+        st.switch_page(frame.EXPLORE)

@@ -17,10 +17,10 @@ from explorer.errors import ExplorerError
 from explorer.evaluation.queries import dumps, merge, read_query_set
 from ui import evaluate_view
 from ui.answers import n_of
+from ui.evaluate.questions import REPO
 from ui.safe import md_text
 from ui.sources import QUERY_SET
 
-REPO = Path(__file__).resolve().parents[2]
 BUNDLED = QUERY_SET
 DEFAULT_DOCS = "queries/docs"
 

@@ -19,6 +19,7 @@ from ui.answers import n_of
 from ui.safe import md_text
 
 REPO = Path(__file__).resolve().parents[2]
+"""The app's folder: a relative documents folder starts here."""
 
 
 @dataclass(frozen=True)

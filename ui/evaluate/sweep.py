@@ -12,8 +12,8 @@ import streamlit as st
 
 from explorer.config import Config
 from explorer.errors import ExplorerError
-from explorer.evaluation import compare
-from explorer.evaluation.coverage import EvalReport, sweep, sweep_cells
+from explorer.evaluation import compare, coverage
+from explorer.evaluation.coverage import EvalReport, sweep_cells
 from ui import evaluate_view, widgets
 from ui.answers import n_of
 from ui.evaluate.handover import explorer_range, fits_explorer, open_in_explorer
@@ -84,7 +84,9 @@ def draw(questions: Questions) -> None:
         progress, bar = widgets.progress_bar("Running the sweep", cancel="sweep_cancelled")
         t0 = time.monotonic()
         try:
-            reports = sweep(queries, ws, base, sizes=sizes, overlaps=overlaps, progress=progress)
+            reports = coverage.sweep(  # looked up as it runs (a test replaces it)
+                queries, ws, base, sizes=sizes, overlaps=overlaps, progress=progress
+            )
         except Exception as exc:  # a typed error, or a bug: one message, no traceback
             st.error(md_text(run_failed(exc)))
         else:
