@@ -125,8 +125,10 @@ except ExplorerError as exc:
 
 question = state[question_key].strip()
 phrases = evidence_phrases(state[evidence_key])
-step = lesson_step(lesson, source=state.source, question=question, evidence=phrases,
-                   setting=Setting(config, state.k, state.budget)) if lesson else None  # fmt: skip
+step = None  # where the view stands in the lesson (None: changed by hand, or no lesson)
+if lesson is not None:
+    step = lesson_step(lesson, source=state.source, question=question, evidence=phrases,
+                       setting=Setting(config, state.k, state.budget))  # fmt: skip
 lesson_box = st.container(key="ce_lesson") if lesson is not None else None
 
 # --------------------------------------------------------------------------- question & lesson
