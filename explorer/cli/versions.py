@@ -68,24 +68,22 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         **diff.to_json(),
     }
     if args.queries:
+        from explorer.evaluation.versions import version_verdicts
+
         names = {old.name, new.name, Path(args.old).name, Path(args.new).name}
-        verdicts = []
-        for q in load_queries(args.queries):
-            if q.doc not in names:
-                continue
-            was, now = (
-                ws.ask(d, q.query, q.evidence, config=config, k=args.k, budget=args.budget)
-                for d in (old, new)
+        asked = [q for q in load_queries(args.queries) if q.doc in names]
+        verdicts = [
+            {
+                "id": v.query.id,
+                "question": v.query.query,
+                "old": None if v.before is None else v.before.sentence(),
+                "new": None if v.after is None else v.after.sentence(),
+                "changed": v.changed,
+            }
+            for v in version_verdicts(
+                ws, old, new, asked, config=config, k=args.k, budget=args.budget
             )
-            verdicts.append(
-                {
-                    "id": q.id,
-                    "question": q.query,
-                    "old": None if was.verdict is None else was.verdict.sentence(),
-                    "new": None if now.verdict is None else now.verdict.sentence(),
-                    "changed": was.complete != now.complete,
-                }
-            )
+        ]
         result["verdicts"] = verdicts
         result["verdict_changes"] = [v["id"] for v in verdicts if v["changed"]]
     churn = churn_by_splitter(ws, old, new, config, splitters) if splitters else {}
