@@ -23,7 +23,7 @@ from typing import Any, Literal
 from explorer.chunking.adapters.recipe import Raw, Recipe, RecipeError, run_recipe
 from explorer.chunking.adapters.render import recipe_parameters, render_recipe
 from explorer.chunking.measures import DEFAULT_ENCODING, get_measure
-from explorer.chunking.splitters import check_size_and_overlap
+from explorer.chunking.records import check_size_and_overlap
 from explorer.errors import LibraryError, SettingsError
 
 OptionValue = bool | int | str | tuple[str, ...]
