@@ -51,7 +51,7 @@ bench: $(STAMP)
 # Remake constraints.txt: the newest releases that fit pyproject.toml, installed into a fresh
 # venv and frozen (torch without its local "+cpu" label, so the file is not this machine's).
 # Commit the result once `make test` passes with it.
-LOCK_VENV := .venv-lock
+LOCK_VENV := $(or $(TMPDIR),/tmp)/chunk-explorer-lock-venv
 lock:
 	rm -rf $(LOCK_VENV)
 	$(PY) -m venv $(LOCK_VENV)
