@@ -42,7 +42,7 @@ from explorer.config import Config, dense_config
 from explorer.corpus import Corpus
 from explorer.documents.folder import Loaded, Skipped, load_folder, load_paths
 from explorer.documents.load import load_document
-from explorer.documents.model import Document, document_name, sha256_of
+from explorer.documents.model import Document, document_name, leaves_folder, sha256_of
 from explorer.errors import EditError, QuerySetError, SettingsError
 from explorer.progress import Progress, Rate, quiet, scaled
 from explorer.retrieval.context import Span
@@ -337,9 +337,9 @@ class Workspace:
 
     def inside(self, name: str) -> Path:
         """The file ``name`` names in ``docs_dir``; a name that reaches outside it (an absolute
-        path, a ``..`` that climbs out) is refused, whether or not the file exists. Links the
-        folder's owner put inside the folder are followed: the owner chose them, a query set
-        did not."""
+        path, a ``..`` that climbs out, a link that leaves the folder) is refused, whether or
+        not the file exists. Links are judged as loading the folder judges them
+        (:func:`~explorer.documents.model.leaves_folder`): one that stays inside is followed."""
         assert self.docs_dir is not None
         relative = os.path.normpath(name) if name else ""
         if (
@@ -353,7 +353,13 @@ class Workspace:
                 f"document {name!r} is outside the documents folder {self.docs_dir}; a query "
                 "set names documents by their path inside it"
             )
-        return self.docs_dir / relative
+        path = self.docs_dir / relative
+        if leaves_folder(path, self.docs_dir):
+            raise QuerySetError(
+                f"document {name!r} is a link that leaves the documents folder {self.docs_dir}; "
+                "links that leave the folder are not followed"
+            )
+        return path
 
     def _name_of(self, doc: str | Document) -> str:
         if isinstance(doc, str):

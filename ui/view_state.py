@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from explorer.chunking.adapters import regex_options
 from explorer.chunking.edits import decode_edits, encode_edits
 from explorer.config import Config
 from explorer.errors import ExplorerError
@@ -198,7 +199,17 @@ class View:
         view = (View(source) if source is not None else start).replace(present=present)
         spec = _one(params, "config") or ""
         try:
-            view = view.replace(config=check_config(Config.from_spec(spec)))
+            config = check_config(Config.from_spec(spec))
+            regexes = regex_options(config.chunking)
+            if regexes:  # never run: one can keep the whole server busy for minutes
+                kept = {k: v for k, v in config.chunking.options if k not in regexes}
+                config = config.replace(options=kept)
+                notes.append(
+                    f"The link's regular expression in {' and '.join(regexes)} was left out "
+                    "(the default is used): a link may not set one, as a pattern can keep the "
+                    "app busy for minutes. One you set yourself runs under a time limit."
+                )
+            view = view.replace(config=config)
         except ExplorerError as exc:
             notes.append(
                 f"The link's settings cannot be used ({exc}); the starting ones are shown."

@@ -17,6 +17,7 @@ _OPTIONS = (
         "separators",
         _SEPARATORS,
         "separators tried in order, coarsest first ('' splits between characters)",
+        regex="is_separator_regex",
     ),
     Option(
         "keep_separator",

@@ -17,7 +17,8 @@ _SENTENCE_OPTIONS = (
     Option(
         "secondary_chunking_regex",
         "[^,.;。？！]+[,.;。？！]?|[,.;。？！]",
-        "the pattern that splits a sentence that is still too long",
+        "the pattern (a regular expression) that splits a sentence that is still too long",
+        regex=True,
     ),
 )
 _TOKENIZERS = {"tokens": "enc.encode_ordinary", "words": "str.split", "chars": "list"}
