@@ -23,7 +23,7 @@ only the overlaps the splitter declared are held twice; ``index`` counts from 0;
 over the size limit is flagged ``oversize`` (and :func:`explorer.chunking.diagnostics.diagnose`
 finds one over the model's window) — an edit is never refused for size.
 
-Ids: a chunk's id stays :func:`~explorer.chunking.splitters.chunk_id` of its text and heading
+Ids: a chunk's id stays :func:`~explorer.chunking.records.chunk_id` of its text and heading
 path under the splitter's own settings key. So a chunk no edit touched keeps the id it has
 without edits (an export of the edited chunking diffs cleanly against the plain one) and a chunk
 an edit changed gets a new id, because its text is new; such a chunk is also flagged ``edited``.
@@ -46,13 +46,8 @@ from typing import Literal, cast
 
 from explorer.chunking import sentences
 from explorer.chunking.measures import Units
-from explorer.chunking.splitters import (
-    Chunk,
-    ChunkSettings,
-    _atomic_spans,
-    _inside,
-    chunk_ids,
-)
+from explorer.chunking.records import Chunk, ChunkSettings, chunk_ids
+from explorer.chunking.splitters import _atomic_spans, _inside
 from explorer.documents.load import trim_span
 from explorer.documents.model import Document
 from explorer.errors import EditError, JSONTextError

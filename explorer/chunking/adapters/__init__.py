@@ -69,7 +69,7 @@ from explorer.chunking.adapters.split import (
     split_library,
 )
 from explorer.chunking.adapters.text_splitter import TextSplitterMarkdown, TextSplitterText
-from explorer.chunking.splitters import Chunk, ChunkSettings, register
+from explorer.chunking.records import Chunk, ChunkSettings, register
 from explorer.documents.model import Document
 
 ADAPTERS.update(

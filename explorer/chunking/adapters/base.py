@@ -24,7 +24,7 @@ from typing import Any, Literal
 from explorer.chunking.adapters.recipe import Raw, Recipe, RecipeError, run_recipe
 from explorer.chunking.adapters.render import recipe_parameters, render_recipe
 from explorer.chunking.measures import DEFAULT_ENCODING, get_measure
-from explorer.chunking.splitters import check_size_and_overlap
+from explorer.chunking.records import check_size_and_overlap
 from explorer.errors import LibraryError, SettingsError
 
 OptionValue = bool | int | str | tuple[str, ...]
@@ -232,13 +232,29 @@ def _version(dist: str) -> str:
         return "not installed"
 
 
-def _require(module: str, dist: str) -> Any:
+def _missing(module: str, exc: ImportError) -> bool:
+    """Whether ``exc`` says ``module`` itself (or its package) is not there, rather than that
+    something it imports failed."""
+    name = exc.name or ""
+    return isinstance(exc, ModuleNotFoundError) and (module + ".").startswith(name + ".")
+
+
+def install_hint(spec: Adapter) -> str:
+    """How to install the library that ``spec`` runs: its chunk-explorer extra."""
+    return f"pip install 'chunk-explorer[{spec.extra}]'"
+
+
+def require(spec: Adapter) -> Any:
+    """The library's module, or LibraryError with the extra to install (chonkie's habit: heavy
+    optional imports are lazy and fail with an install hint)."""
     try:
-        return importlib.import_module(module)
+        return importlib.import_module(spec.module)
     except ImportError as exc:
+        why = "" if _missing(spec.module, exc) else f" (importing {spec.module} failed: {exc})"
         raise LibraryError(
-            f"{dist} is not installed ({exc}); it comes with chunk-explorer's normal install, "
-            f"or install it alone with: pip install {dist}"
+            f"the {spec.name} splitter needs {spec.library}, which is not installed{why}; "
+            f"install it with: {install_hint(spec)} (every library splitter: "
+            "'chunk-explorer[splitters]')"
         ) from None
 
 
@@ -252,6 +268,9 @@ class Adapter:
     """The distribution on the package index ("langchain-text-splitters")."""
     module: str = ""
     """The module that must import for the library to be there (its install hint otherwise)."""
+    extra: str = ""
+    """The chunk-explorer extra that installs the library (``pip install 'chunk-explorer[...]'``,
+    pyproject.toml's optional dependencies)."""
     title: str = ""
     """The class or function that splits ("RecursiveCharacterTextSplitter")."""
     units: tuple[str, ...] = ("chars", "tokens")
@@ -276,7 +295,7 @@ class Adapter:
 
     def split_text(self, text: str, settings: AdapterSettings) -> Raw:
         """The library's chunks of ``text`` (and the offsets it reports), through its own API."""
-        _require(self.module, self.library)
+        require(self)
         recipe = self.recipe(settings)
         printed = io.StringIO()
         try:

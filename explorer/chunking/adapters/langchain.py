@@ -68,6 +68,7 @@ class _LangChainBase(Adapter):
     group = "LangChain"
     library = "langchain-text-splitters"
     module = "langchain_text_splitters"
+    extra = "langchain"
     units: tuple[str, ...] = ("chars", "words", "tokens")
     units_note = "words through length_function"
 

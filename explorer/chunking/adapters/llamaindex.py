@@ -51,6 +51,7 @@ class _LlamaIndexBase(Adapter):
     group = "LlamaIndex"
     library = "llama-index-core"
     module = "llama_index.core"
+    extra = "llamaindex"
     units: tuple[str, ...] = ("chars", "words", "tokens")
     units_note = "chars and words through tokenizer= (list, str.split)"
     offsets = "searched"

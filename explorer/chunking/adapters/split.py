@@ -2,7 +2,7 @@
 
 :func:`split_library` runs an adapter's splitter (:mod:`~explorer.chunking.adapters.base`),
 places every chunk it returns (:mod:`~explorer.chunking.adapters.placement`), audits them
-(:mod:`~explorer.chunking.adapters.audit`) and makes our :class:`~explorer.splitters.Chunk`
+(:mod:`~explorer.chunking.adapters.audit`) and makes our :class:`~explorer.chunking.records.Chunk`
 records of the chunks it found, so ``doc.text[c.start:c.end] == c.text`` holds for every chunk
 and everything downstream works; a chunk that could not be found is reported and left out of
 them. A split whose settings hold a regular expression of the user's
@@ -26,7 +26,7 @@ from explorer.chunking.adapters.audit import Audit, ChunkAudit, audit
 from explorer.chunking.adapters.base import AdapterSettings, _version
 from explorer.chunking.adapters.placement import How, Placed, place, shared_size
 from explorer.chunking.measures import DEFAULT_ENCODING, Units, get_measure, standalone_counter
-from explorer.chunking.splitters import Chunk, ChunkSettings
+from explorer.chunking.records import Chunk, ChunkSettings
 from explorer.documents.model import Document
 from explorer.errors import LibraryError, TimeLimitError
 
