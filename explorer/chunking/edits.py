@@ -639,10 +639,10 @@ def _place(
     """Where ``edit`` applies in ``spans``: the edit there and the span it touches, or
     ``None`` and why not."""
     text = doc.text
-    bounds = [(sp.start, sp.end) for sp in spans]
     if anchor is None:  # version unknown: a split only where the text itself ends something
         if edit.kind != "split":
             return edit, edit.at, ""
+        bounds = [(sp.start, sp.end) for sp in spans]
         i = _split_index(text, bounds, edit.at)
         if i is None or edit.at not in _points(doc, bounds, i):
             return (
@@ -659,7 +659,7 @@ def _place(
     if edit.kind == "split":
         i = min(places, key=lambda j: (abs(spans[j].start + anchor.inside - edit.at), j))
         at = spans[i].start + anchor.inside
-        if _split_index(text, bounds, at) != i:
+        if _split_index(text, [(sp.start, sp.end) for sp in spans], at) != i:
             return None, -1, "its place is shared with a neighbouring chunk in this version"
         return Edit("split", at), i, ""
     i = min(places, key=lambda j: (abs(j - edit.at), j))
