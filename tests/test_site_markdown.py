@@ -327,3 +327,12 @@ def test_a_page_without_them_renders_as_without_the_container_syntax(
     assert rendered_text(doc) == text
     again = load_document(path.read_bytes(), name=path.name)
     assert (again.blocks, again.headings, again.title) == (doc.blocks, doc.headings, doc.title)
+
+
+def test_a_front_matter_past_a_thousand_lines_is_drawn_as_one_run_of_its_text() -> None:
+    lines = [f"key{i}: value {i}" for i in range(1500)]
+    doc = make_doc("---\n" + "\n".join(lines) + "\n---\nBody.\n", kind="markdown")
+    rendered = rendered_text(doc)
+    assert rendered is not None
+    assert rendered.text.split("\n")[:2] == lines[:2] and "---" not in rendered.text
+    assert rendered.spaced == " ".join([*lines, "Body."]).replace("\n", " ")

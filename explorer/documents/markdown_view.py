@@ -232,9 +232,20 @@ class MarkdownWalker:
                 self.emit(tok.content, None)
 
     def front_matter(self) -> None:
-        """The front matter's lines, each with its key (the ``---`` fences are not shown)."""
+        """The front matter's lines, each with its key (the ``---`` fences are not shown); past
+        :data:`META_LINES` lines, its text as one run (metadata that long is data, not a
+        page's metadata, and a line at a time would cost more than the rest of the page)."""
         norm = self.norm
         self.open("front_matter")
+        end = self.line(self.body_line)
+        if norm.count("\n", 0, end) > META_LINES:
+            first = norm.find("\n") + 1
+            last = norm.rfind("\n", first, end - 1) + 1
+            self.open("meta_line", None)
+            self.emit_at(norm[first:last].rstrip("\n"), first)
+            self.close("meta_line")
+            self.close("front_matter")
+            return
         for ln in front_matter_lines(norm):
             self.open("meta_line", ln)
             if ln.key_end > ln.start:
@@ -410,6 +421,10 @@ class MarkdownWalker:
         while pos < limit and self.norm[pos] in " \t\n":
             pos += 1
         return pos
+
+
+META_LINES = 1000
+"""Front matter longer than this many lines is drawn as one run of text."""
 
 
 def _drop_tail(children: Sequence[Any], n: int) -> Sequence[Any]:

@@ -41,7 +41,7 @@ CONTAINER_CLOSE = f"container_{CONTAINER}_close"
 _FRONT_MATTER = re.compile(r"---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _FM_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|\Z)")
 _FM_KEY = re.compile(r"[ \t]*(?:-[ \t]+)?[^\s:#'\"-][^:\r\n]*?:(?=[ \t]|$)")
-_FM_TITLE = re.compile(r"title:[ \t]*(\S.*?)[ \t]*$")
+_FM_TITLE = re.compile(r"^title:[ \t]*(\S[^\r\n]*?)[ \t]*\r?$", re.M)
 _KIND = re.compile(r"[ \t]*([A-Za-z][\w-]*)")
 _ATTRS = re.compile(r"[ \t]*\{[^{}]*\}[ \t]*$")
 _ANCHOR = re.compile(r"[ \t]+\{#[^\s{}]*\}[ \t]*$")
@@ -90,19 +90,15 @@ def front_matter_lines(text: str) -> list[MetaLine]:
 
 def front_matter_title(text: str) -> tuple[str, int, int] | None:
     """The front matter's top-level ``title:`` (quotes removed) and the span of its line, or
-    ``None``."""
-    for line in front_matter_lines(text):
-        if line.indent:
-            continue
-        m = _FM_TITLE.match(text, line.start, line.end)
-        if m is None:
-            continue
+    ``None``. One search in C over the front matter, however long it is."""
+    end = front_matter_end(text)
+    for m in _FM_TITLE.finditer(text, 0, end):
         title = m.group(1)
         if len(title) >= 2 and title[0] == title[-1] and title[0] in "'\"":
             title = title[1:-1]
         title = " ".join(title.split())
         if title:
-            return title, line.start, line.end
+            return title, m.start(), m.end(1)
     return None
 
 
