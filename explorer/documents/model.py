@@ -207,13 +207,16 @@ class Layout:
 
 @dataclass(frozen=True)
 class RemovedLine:
-    """A line the PDF reader left out of the text (a running header or footer, a page number, a
-    repeated margin note or watermark): where it was, so the page can show what left the text."""
+    """A line the PDF reader left out of the text (a running header or footer, a running chapter
+    title, a page number, a repeated margin note or watermark): where it was, so the page can
+    show what left the text."""
 
     page: int
     """1-based page number."""
     kind: str
-    """``"header"`` (headers and footers), ``"page number"``, ``"margin"`` or ``"watermark"``."""
+    """``"header"`` (headers and footers the same on most pages), ``"running title"`` (a header
+    or footer that changes by chapter or section), ``"page number"``, ``"margin"`` or
+    ``"watermark"``."""
     text: str
     x0: float
     y0: float

@@ -1,13 +1,30 @@
-"""Running headers and footers, bare page numbers, repeated margin notes and watermarks.
+"""Running headers and footers, running titles, bare page numbers, margin notes and watermarks.
 
-:func:`_remove_repeats` drops lines in the top, bottom or side margins (and rotated lines
-anywhere) that repeat, digits aside, on at least half of the pages and on three at least, and
-bare page numbers in the top and bottom margins, unless that would remove every line of the
-document. Each removed line is recorded in :class:`_Stats` for the normalisation notes.
+:func:`_remove_repeats` drops, unless that would remove every line of the document:
+
+* **headers** — lines in the top, bottom or side margins (and rotated lines anywhere) that
+  repeat, digits aside, on at least half of the pages and on three at least;
+* **page numbers** — bare page numbers in the top and bottom margins;
+* **running titles** — lines that change by chapter or section (``Chapter 5: Arrays and
+  matrices`` on the pages of chapter 5, ``CHAPTER 3. TITLE`` on even pages and ``3.2. SECTION``
+  on odd ones, a chapter's name in the footer). A line counts only where the page template puts
+  its running lines: in the top or bottom margin, on a *slot* (a height on the page, the same
+  within :data:`_SLOT_TOLERANCE`) that holds a margin line on at least half of the pages; and
+  only when its text, digit runs and a leading or trailing page number aside, stands in the same
+  slot on a page at most :data:`_RUN_GAP` pages away (the next page, or the next of the same
+  side of the spread). A title on one page only (a chapter of two pages, whose first page has
+  no running header) counts when its slot holds two running titles at least and it is set like
+  one of them: the same first word (``Chapter``, ``#.#.``) and the same left or right edge. A
+  chapter's first page, which usually sets the title as a heading in the body, keeps that
+  heading: only margin lines are looked at.
+
+Each removed line is recorded in :class:`_Stats` with its kind, for the normalisation notes and
+``Document.removed``.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import defaultdict
@@ -21,16 +38,99 @@ _REPEAT_MIN_PAGES = 3
 _PAGE_NUMBER = re.compile(
     r"(?:page\s*)?(?:#+|[ivxlcdm]+)(?:\s*(?:of|/)\s*#+)?|[-–—]\s*#+\s*[-–—]", re.IGNORECASE
 )
+_SLOT_TOLERANCE = 1.5
+"""Points: the lines of one header or footer slot have their bottoms this close (the page
+template sets them on one baseline; a font change moves the box by a fraction of a point)."""
+_RUN_GAP = 2
+"""A running title recurs on a page at most this many pages away: the next page, or the next
+page of the same side of a spread when odd and even pages carry different titles."""
+_EDGE_NUMBER = re.compile(r"^(?:\d+|[ivxlc]+)\s+|\s+(?:\d+|[ivxlc]+)$")
 
 
 def _repeat_key(text: str) -> str:
     return re.sub(r"\d", "#", " ".join(text.split()))
 
 
+def _running_key(text: str) -> str:
+    """A margin line's text as its running title: white space collapsed, a leading or trailing
+    page number dropped, digit runs masked (``20 5.1 Arrays`` and ``22 5.1 Arrays`` match)."""
+    flat = " ".join(text.split())
+    return re.sub(r"\d+", "#", _EDGE_NUMBER.sub("", flat))
+
+
+def _slots(bottoms: list[tuple[float, int]], threshold: int) -> list[tuple[float, float]]:
+    """The heights (as bottom ranges) at which margin lines stand on ``threshold`` pages at least.
+
+    ``bottoms`` holds (bottom, page) of every margin line on one side of the pages."""
+    out: list[tuple[float, float]] = []
+    group: list[tuple[float, int]] = []
+    for bottom, page in [*sorted(bottoms), (math.inf, -1)]:
+        if group and bottom - group[0][0] > 2 * _SLOT_TOLERANCE:
+            if len({p for _b, p in group}) >= threshold:
+                out.append((group[0][0], group[-1][0]))
+            group = []
+        group.append((bottom, page))
+    return out
+
+
+def _running_titles(
+    pages: list[list[_Frag]],
+    sizes: Sequence[tuple[float, float]],
+    zones: list[list[str | None]],
+    plan: list[list[bool]],
+    threshold: int,
+) -> set[tuple[int, int]]:
+    """(page, index) of the margin lines that are running titles (see the module docstring)."""
+    bottoms: dict[bool, list[tuple[float, int]]] = defaultdict(list)
+    for number, (frags, page_zones, (_w, height)) in enumerate(
+        zip(pages, zones, sizes, strict=True)
+    ):
+        for f, z in zip(frags, page_zones, strict=True):
+            if z == "header":
+                bottoms[f.bottom < height / 2].append((f.bottom, number))
+    slots = {top: _slots(found, threshold) for top, found in bottoms.items()}
+
+    # (top side, slot, key) -> [(page, index)] of the lines not removed already
+    held: dict[tuple[bool, int, str], list[tuple[int, int]]] = defaultdict(list)
+    for number, (frags, page_zones, drop, (_w, height)) in enumerate(
+        zip(pages, zones, plan, sizes, strict=True)
+    ):
+        for i, (f, z, gone) in enumerate(zip(frags, page_zones, drop, strict=True)):
+            if z != "header" or gone or sum(c.isalpha() for c in f.chars) < 2:
+                continue
+            top = f.bottom < height / 2
+            for k, (lo, hi) in enumerate(slots.get(top, ())):
+                if lo - _SLOT_TOLERANCE <= f.bottom <= hi + _SLOT_TOLERANCE:
+                    held[(top, k, _running_key(f.text))].append((number, i))
+                    break
+    out: set[tuple[int, int]] = set()
+    lone: list[tuple[tuple[bool, int], str, list[tuple[int, int]]]] = []
+    confirmed: dict[tuple[bool, int], list[tuple[str, _Frag]]] = defaultdict(list)
+    for (top, k, key), lines in held.items():
+        numbers = sorted({n for n, _i in lines})
+        near = {n for a, b in itertools.pairwise(numbers) if b - a <= _RUN_GAP for n in (a, b)}
+        out.update((n, i) for n, i in lines if n in near)
+        confirmed[(top, k)] += [(key, pages[n][i]) for n, i in lines if n in near]
+        lone.append(((top, k), key, [(n, i) for n, i in lines if n not in near]))
+    for slot, key, lines in lone:  # a title on one page only, set like the slot's running titles
+        titles = confirmed.get(slot, [])
+        if len({k for k, _f in titles}) < 2:
+            continue
+        for n, i in lines:
+            f = pages[n][i]
+            if any(
+                key.split()[0] == k.split()[0]
+                and (abs(f.left - g.left) <= 1 or abs(f.right - g.right) <= 1)
+                for k, g in titles
+            ):
+                out.add((n, i))
+    return out
+
+
 def _remove_repeats(
     pages: list[list[_Frag]], sizes: Sequence[tuple[float, float]], stats: _Stats
 ) -> None:
-    """Drop running headers/footers, page numbers, margin notes and watermarks."""
+    """Drop running headers/footers and titles, page numbers, margin notes and watermarks."""
     n_pages = len(pages)
     threshold = max(_REPEAT_MIN_PAGES, math.ceil(_REPEAT_SHARE * n_pages))
 
@@ -59,26 +159,36 @@ def _remove_repeats(
     total_before = sum(len(f.chars) for frags in pages for f in frags)
     removed_chars = 0
     plan: list[list[bool]] = []
+    kinds: list[list[str]] = []
     for frags, page_zones in zip(pages, zones, strict=True):
-        drop = []
+        drop, page_kinds = [], []
         for f, z in zip(frags, page_zones, strict=True):
             key = _repeat_key(f.text)
             gone = z is not None and (z, key) in repeated
-            if not gone and z == "header" and _PAGE_NUMBER.fullmatch(key):
+            if _PAGE_NUMBER.fullmatch(key) and (gone or z == "header"):
                 gone, z = True, "page number"
             drop.append(gone)
-            if gone:
-                removed_chars += len(f.chars)
+            page_kinds.append(str(z))
         plan.append(drop)
+        kinds.append(page_kinds)
+    if n_pages >= _REPEAT_MIN_PAGES:
+        for number, i in _running_titles(pages, sizes, zones, plan, threshold):
+            plan[number][i] = True
+            kinds[number][i] = "running title"
+    removed_chars = sum(
+        len(f.chars)
+        for frags, drop in zip(pages, plan, strict=True)
+        for f, gone in zip(frags, drop, strict=True)
+        if gone
+    )
     if removed_chars >= total_before:  # never remove every line of a document
         return
-    for i, (frags, drop, page_zones) in enumerate(zip(pages, plan, zones, strict=True)):
+    for i, (frags, drop, page_kinds) in enumerate(zip(pages, plan, kinds, strict=True)):
         kept = []
-        for f, gone, z in zip(frags, drop, page_zones, strict=True):
+        for f, gone, kind in zip(frags, drop, page_kinds, strict=True):
             if not gone:
                 kept.append(f)
                 continue
-            kind = "page number" if _PAGE_NUMBER.fullmatch(_repeat_key(f.text)) else str(z)
             stats.removed[kind].append((i, f.text))
             stats.removed_lines.append((i, kind, f.text, f.left, f.top, f.right, f.bottom))
         pages[i] = kept
