@@ -13,8 +13,9 @@
   only when its text, digit runs and a leading or trailing page number aside, stands in the same
   slot on a page at most :data:`_RUN_GAP` pages away (the next page, or the next of the same
   side of the spread). A title on one page only (a chapter of two pages, whose first page has
-  no running header) counts when its slot holds two running titles at least and it is set like
-  one of them: the same first word (``Chapter``, ``#.#.``) and the same left or right edge. A
+  no running header, or a section that fills one page) counts when its slot holds two running
+  titles at least and it is set like one of them, or like two other such lines: the same first
+  word (``Chapter``, ``#.#.``, digits masked) and the same left or right edge. A
   chapter's first page, which usually sets the title as a heading in the body, keeps that
   heading: only margin lines are looked at.
 
@@ -112,18 +113,23 @@ def _running_titles(
         out.update((n, i) for n, i in lines if n in near)
         confirmed[(top, k)] += [(key, pages[n][i]) for n, i in lines if n in near]
         lone.append(((top, k), key, [(n, i) for n, i in lines if n not in near]))
-    for slot, key, lines in lone:  # a title on one page only, set like the slot's running titles
-        titles = confirmed.get(slot, [])
-        if len({k for k, _f in titles}) < 2:
-            continue
-        for n, i in lines:
-            f = pages[n][i]
-            if any(
-                key.split()[0] == k.split()[0]
-                and (abs(f.left - g.left) <= 1 or abs(f.right - g.right) <= 1)
-                for k, g in titles
-            ):
-                out.add((n, i))
+    # a title on one page only, set like the slot's running titles or like two other such lines
+    alone: dict[tuple[bool, int], list[tuple[str, _Frag, tuple[int, int]]]] = defaultdict(list)
+    for slot, key, lines in lone:
+        if len({k for k, _f in confirmed.get(slot, [])}) >= 2:
+            alone[slot] += [(key, pages[n][i], (n, i)) for n, i in lines]
+
+    def alike(a: tuple[str, _Frag], b: tuple[str, _Frag]) -> bool:
+        (k, f), (j, g) = a, b
+        edge = abs(f.left - g.left) <= 1 or abs(f.right - g.right) <= 1
+        return edge and k.split()[0] == j.split()[0]
+
+    for slot, singles in alone.items():
+        for key, f, where in singles:
+            like_running = any(alike((key, f), t) for t in confirmed[slot])
+            like_lone = sum(1 for k, g, w in singles if w != where and alike((key, f), (k, g)))
+            if like_running or like_lone >= 2:
+                out.add(where)
     return out
 
 
