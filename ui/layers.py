@@ -94,7 +94,8 @@ def legend_html(chosen: Sequence[str], *, removed: Sequence[str] = ()) -> str:
 
 def pdf_layers(doc: Document, page: int, chosen: Sequence[str]) -> list[dict[str, Any]]:
     """The boxes of the chosen layers on PDF page ``page``: one per block (its lines' bounding
-    box on the page) and one per removed line, in page points."""
+    box on the page; a ruled table's box is its frame of rules, widened to its text where the
+    text runs past it) and one per removed line, in page points."""
     out: list[dict[str, Any]] = []
     layout = doc.layout
     for name in chosen:
@@ -126,6 +127,14 @@ def pdf_layers(doc: Document, page: int, chosen: Sequence[str]) -> list[dict[str
                 max(r.x1 for r in rects) + 1.5,
                 max(r.y1 for r in rects) + 1.5,
             ]
+            if b.box is not None and b.box.page == page:  # a ruled table: its frame, not its text
+                frame = b.box
+                box = [
+                    min(frame.x0, box[0] + 1.5),
+                    min(frame.y0, box[1] + 1.5),
+                    max(frame.x1, box[2] - 1.5),
+                    max(frame.y1, box[3] - 1.5),
+                ]
             out.append(
                 {
                     "layer": kind,

@@ -86,7 +86,8 @@ class Block:
     """A structural unit of the document: paragraph, heading, list item, table, code fence...
 
     ``level`` is the heading level (1-6) for headings and 0 otherwise. ``rows`` is filled for
-    tables only.
+    tables only. ``box`` is the frame a PDF table's ruling lines draw on its page (a ruled or
+    boxed table; ``None`` for other blocks and tables), which may reach past its text.
     """
 
     kind: BlockKind
@@ -94,6 +95,7 @@ class Block:
     end: int
     level: int = 0
     rows: tuple[TableRow, ...] = ()
+    box: Rect | None = None
 
     def __post_init__(self) -> None:
         _check_span(self.start, self.end, "Block")
