@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from explorer.documents.pdf.records import _Frag, _Stats
@@ -57,6 +57,13 @@ def _running_key(text: str) -> str:
     page number dropped, digit runs masked (``20 5.1 Arrays`` and ``22 5.1 Arrays`` match)."""
     flat = " ".join(text.split())
     return re.sub(r"\d+", "#", _EDGE_NUMBER.sub("", flat))
+
+
+def _setting(key: str, f: _Frag) -> tuple[tuple[str, str, int], tuple[str, str, int]]:
+    """How a margin line is set: its first word (digits masked) at its left edge and at its
+    right edge, to the point."""
+    word = key.split()[0]
+    return (word, "left", round(f.left)), (word, "right", round(f.right))
 
 
 def _slots(bottoms: list[tuple[float, int]], threshold: int) -> list[tuple[float, float]]:
@@ -105,31 +112,26 @@ def _running_titles(
                     held[(top, k, _running_key(f.text))].append((number, i))
                     break
     out: set[tuple[int, int]] = set()
-    lone: list[tuple[tuple[bool, int], str, list[tuple[int, int]]]] = []
+    lone: dict[tuple[bool, int], list[tuple[str, int, int]]] = defaultdict(list)
     confirmed: dict[tuple[bool, int], list[tuple[str, _Frag]]] = defaultdict(list)
     for (top, k, key), lines in held.items():
         numbers = sorted({n for n, _i in lines})
         near = {n for a, b in itertools.pairwise(numbers) if b - a <= _RUN_GAP for n in (a, b)}
         out.update((n, i) for n, i in lines if n in near)
         confirmed[(top, k)] += [(key, pages[n][i]) for n, i in lines if n in near]
-        lone.append(((top, k), key, [(n, i) for n, i in lines if n not in near]))
+        lone[(top, k)] += [(key, n, i) for n, i in lines if n not in near]
     # a title on one page only, set like the slot's running titles or like two other such lines
-    alone: dict[tuple[bool, int], list[tuple[str, _Frag, tuple[int, int]]]] = defaultdict(list)
-    for slot, key, lines in lone:
-        if len({k for k, _f in confirmed.get(slot, [])}) >= 2:
-            alone[slot] += [(key, pages[n][i], (n, i)) for n, i in lines]
-
-    def alike(a: tuple[str, _Frag], b: tuple[str, _Frag]) -> bool:
-        (k, f), (j, g) = a, b
-        edge = abs(f.left - g.left) <= 1 or abs(f.right - g.right) <= 1
-        return edge and k.split()[0] == j.split()[0]
-
-    for slot, singles in alone.items():
-        for key, f, where in singles:
-            like_running = any(alike((key, f), t) for t in confirmed[slot])
-            like_lone = sum(1 for k, g, w in singles if w != where and alike((key, f), (k, g)))
-            if like_running or like_lone >= 2:
-                out.add(where)
+    for slot, singles in lone.items():
+        titles = confirmed.get(slot, [])
+        if len({k for k, _f in titles}) < 2:
+            continue
+        running = {s for k, f in titles for s in _setting(k, f)}
+        alike = Counter(s for k, n, i in singles for s in _setting(k, pages[n][i]))
+        for key, n, i in singles:
+            own = _setting(key, pages[n][i])
+            around = [(word, side, x + d) for word, side, x in own for d in (-1, 0, 1)]
+            if any(s in running for s in around) or any(alike[s] - (s in own) >= 2 for s in around):
+                out.add((n, i))
     return out
 
 
