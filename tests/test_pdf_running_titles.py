@@ -24,7 +24,7 @@ from ui import layers
 
 pymupdf: Any = _pymupdf
 
-Style = Literal["texinfo", "latex", "footer"]
+Style = Literal["texinfo", "latex", "memoir", "footer"]
 
 #: (chapter title, [(section title, pages of the section)]); a chapter's first page is its own.
 CHAPTERS: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = (
@@ -65,7 +65,11 @@ def book(style: Style) -> tuple[bytes, list[Drawn]]:
         number = 0
         for c, (chapter, sections) in enumerate(CHAPTERS, start=1):
             first = True
-            title = f"Chapter {c}: {chapter}" if style != "latex" else f"CHAPTER {c}. {chapter}"
+            title = (
+                f"CHAPTER {c}. {chapter}"
+                if style in ("latex", "memoir")
+                else f"Chapter {c}: {chapter}"
+            )
             heading = f"{c} {chapter}"
             for s, (section, n_pages) in enumerate(sections, start=1):
                 section_title = f"{c}.{s} {section}"
@@ -84,12 +88,16 @@ def book(style: Style) -> tuple[bytes, list[Drawn]]:
                             running(page, number, 40, title, str(number))
                         else:
                             running(page, number, 40, str(number), section_title)
-                    elif style == "latex":  # even: number | CHAPTER; odd: SECTION | number
+                    elif style in (
+                        "latex",
+                        "memoir",
+                    ):  # even: number | CHAPTER; odd: SECTION | number
                         upper = f"{c}.{s}. {section.upper()}"
+                        at = 40 if style == "latex" else 0.106 * height  # memoir: further in
                         if number % 2:
-                            running(page, number, 40, upper, str(number))
+                            running(page, number, at, upper, str(number))
                         else:
-                            running(page, number, 40, str(number), title)
+                            running(page, number, at, str(number), title)
                     else:  # the chapter's name in the footer, the number beside it
                         running(page, number, height - 30, title, str(number))
                     if k == 0:
@@ -109,7 +117,7 @@ def load(style: Style) -> tuple[Document, list[Drawn]]:
     return doc, drawn
 
 
-STYLES: list[Style] = ["texinfo", "latex", "footer"]
+STYLES: list[Style] = ["texinfo", "latex", "memoir", "footer"]
 
 
 @pytest.mark.parametrize("style", STYLES)
@@ -117,12 +125,13 @@ def test_running_titles_leave_the_text_and_are_recorded(style: Style) -> None:
     doc, drawn = load(style)
     titles = [r for r in doc.removed if r.kind == "running title"]
     assert sorted((r.page, r.text) for r in titles) == sorted((d.page, d.text) for d in drawn)
+    band = 0.15 if style == "memoir" else 0.08  # memoir sets its header a tenth of the page in
     for r in titles:  # where it was drawn: the top or bottom band of its page
         d = next(d for d in drawn if (d.page, d.text) == (r.page, r.text))
         assert abs(r.x0 - d.x) < 1
         page = doc.pages[r.page - 1]
         middle = (r.y0 + r.y1) / 2
-        assert middle <= 0.08 * page.height or middle >= 0.92 * page.height
+        assert middle <= band * page.height or middle >= (1 - band) * page.height
     headings = [h.title for h in doc.headings]
     for d in drawn:  # a running line never reaches the text; a body heading of its text stays
         assert doc.text.count(d.text) == headings.count(d.text)
@@ -201,4 +210,18 @@ def test_a_line_that_differs_on_every_page_stays() -> None:
     doc = load_pdf(_pages(draw), name="stamps.pdf")
     check_invariants(doc)
     assert sum(1 for p in range(8) if f"Entry {chr(65 + p)}:" in doc.text) == 8
+    assert {r.kind for r in doc.removed} == {"page number"}
+
+
+def test_body_lines_a_tenth_of_the_page_down_stay() -> None:
+    """The first body line of a page stands where a LaTeX header would (a tenth of the page
+    down) and repeats on neighbouring pages (a slide's closing command), but no page number
+    shares its height: it is body text."""
+
+    def draw(page: Any, number: int) -> None:
+        _put(page, 72, 0.1 * page.rect.height, r"\end{frame}" if number % 3 else "x", SERIF, 11)
+
+    doc = load_pdf(_pages(draw), name="slides.pdf")
+    check_invariants(doc)
+    assert doc.text.count(r"\end{frame}") == sum(1 for n in range(1, 9) if n % 3)
     assert {r.kind for r in doc.removed} == {"page number"}

@@ -19,6 +19,12 @@
   chapter's first page, which usually sets the title as a heading in the body, keeps that
   heading: only margin lines are looked at.
 
+The top and bottom margins are the top and bottom 8% of the page (:data:`_MARGIN`), and, where
+the page template sets its header or footer further in (LaTeX classes put it about a tenth of
+the page down), the slots within 15% of the edge (:data:`_WIDE_MARGIN`) that hold a bare page
+number on at least half of the pages (:func:`_widen_to_page_numbers`): a body line never shares
+its height with the page number.
+
 Each removed line is recorded in :class:`_Stats` with its kind, for the normalisation notes and
 ``Document.removed``.
 """
@@ -34,6 +40,7 @@ from collections.abc import Sequence
 from explorer.documents.pdf.records import _Frag, _Stats
 
 _MARGIN = 0.08  # running headers/footers live in the top/bottom 8% of the page
+_WIDE_MARGIN = 0.15  # ... or in the top/bottom 15% on a slot that holds the page numbers
 _REPEAT_SHARE = 0.5  # ... and repeat on at least half of the pages
 _REPEAT_MIN_PAGES = 3
 _PAGE_NUMBER = re.compile(
@@ -135,6 +142,49 @@ def _running_titles(
     return out
 
 
+def _widen_to_page_numbers(
+    pages: list[list[_Frag]],
+    sizes: Sequence[tuple[float, float]],
+    zones: list[list[str | None]],
+    threshold: int,
+) -> None:
+    """Mark as margin lines (zone ``"header"``) the lines within :data:`_WIDE_MARGIN` of the top
+    or bottom edge that stand on a slot where a bare page number stands on ``threshold`` pages
+    at least: the page template's header or footer line, set further into the page than
+    :data:`_MARGIN` (LaTeX classes put it about a tenth of the page down)."""
+
+    def wide(f: _Frag, height: float) -> bool | None:
+        """True near the top edge, False near the bottom, None elsewhere (or in the margin)."""
+        cy = (f.top + f.bottom) / 2
+        if not f.horizontal or cy <= _MARGIN * height or cy >= (1 - _MARGIN) * height:
+            return None
+        if cy <= _WIDE_MARGIN * height:
+            return True
+        return False if cy >= (1 - _WIDE_MARGIN) * height else None
+
+    numbers: dict[bool, list[tuple[float, int]]] = defaultdict(list)
+    for number, (frags, (_w, height)) in enumerate(zip(pages, sizes, strict=True)):
+        for f in frags:
+            top = wide(f, height)
+            if top is not None and _PAGE_NUMBER.fullmatch(_repeat_key(f.text)):
+                numbers[top].append((f.bottom, number))
+    slots = {top: _slots(found, threshold) for top, found in numbers.items()}
+    if not any(slots.values()):
+        return
+    for frags, page_zones, (_w, height) in zip(pages, zones, sizes, strict=True):
+        for i, f in enumerate(frags):
+            top = wide(f, height)
+            if (
+                top is not None
+                and page_zones[i] is None
+                and any(
+                    lo - _SLOT_TOLERANCE <= f.bottom <= hi + _SLOT_TOLERANCE
+                    for lo, hi in slots.get(top, ())
+                )
+            ):
+                page_zones[i] = "header"
+
+
 def _remove_repeats(
     pages: list[list[_Frag]], sizes: Sequence[tuple[float, float]], stats: _Stats
 ) -> None:
@@ -152,11 +202,14 @@ def _remove_repeats(
             return "margin"
         return None
 
+    zones = [
+        [zone(f, width, height) for f in frags]
+        for frags, (width, height) in zip(pages, sizes, strict=True)
+    ]
+    if n_pages >= _REPEAT_MIN_PAGES:
+        _widen_to_page_numbers(pages, sizes, zones, threshold)
     seen: dict[tuple[str, str], set[int]] = defaultdict(set)
-    zones: list[list[str | None]] = []
-    for number, (frags, (width, height)) in enumerate(zip(pages, sizes, strict=True)):
-        page_zones = [zone(f, width, height) for f in frags]
-        zones.append(page_zones)
+    for number, (frags, page_zones) in enumerate(zip(pages, zones, strict=True)):
         for f, z in zip(frags, page_zones, strict=True):
             if z is not None:
                 seen[(z, _repeat_key(f.text))].add(number)
