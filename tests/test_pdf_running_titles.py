@@ -24,7 +24,7 @@ from ui import layers
 
 pymupdf: Any = _pymupdf
 
-Style = Literal["texinfo", "latex", "memoir", "footer"]
+Style = Literal["texinfo", "latex", "memoir", "ruled", "footer"]
 
 #: (chapter title, [(section title, pages of the section)]); a chapter's first page is its own.
 CHAPTERS: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = (
@@ -48,6 +48,10 @@ def _sentence(page: int, k: int) -> str:
     return f"Paragraph {k} of page {page} says what page {page} is about in plain words."
 
 
+#: A longer book: memoir's ruled style is told from the body by titles that recur page after page.
+LONG_CHAPTERS = tuple((c, tuple((t, n + 2) for t, n in s)) for c, s in CHAPTERS)
+
+
 def book(style: Style) -> tuple[bytes, list[Drawn]]:
     """A manual set in ``style``; returns its bytes and the running lines it drew."""
     drawn: list[Drawn] = []
@@ -58,16 +62,16 @@ def book(style: Style) -> tuple[bytes, list[Drawn]]:
         right_x = width - 72 - pymupdf.get_text_length(right, fontname=SERIF, fontsize=9)
         _put(page, right_x, y, right, SERIF, 9)
         for text, x in ((left, 72), (right, right_x)):
-            if not text.isdigit():
+            if text and not text.isdigit():
                 drawn.append(Drawn(number, text, x))
 
     def build(doc: Any) -> None:
         number = 0
-        for c, (chapter, sections) in enumerate(CHAPTERS, start=1):
+        for c, (chapter, sections) in enumerate(chapters_of(style), start=1):
             first = True
             title = (
                 f"CHAPTER {c}. {chapter}"
-                if style in ("latex", "memoir")
+                if style in ("latex", "memoir", "ruled")
                 else f"Chapter {c}: {chapter}"
             )
             heading = f"{c} {chapter}"
@@ -88,16 +92,17 @@ def book(style: Style) -> tuple[bytes, list[Drawn]]:
                             running(page, number, 40, title, str(number))
                         else:
                             running(page, number, 40, str(number), section_title)
-                    elif style in (
-                        "latex",
-                        "memoir",
-                    ):  # even: number | CHAPTER; odd: SECTION | number
+                    elif style in ("latex", "memoir"):  # even: number | CHAPTER; odd: SECTION | n
                         upper = f"{c}.{s}. {section.upper()}"
                         at = 40 if style == "latex" else 0.106 * height  # memoir: further in
                         if number % 2:
                             running(page, number, at, upper, str(number))
                         else:
                             running(page, number, at, str(number), title)
+                    elif style == "ruled":  # memoir's ruled style: titles a tenth of the page
+                        upper = f"{c}.{s}. {section.upper()}"  # down, the number in the footer
+                        running(page, number, 0.106 * height, title if number % 2 else upper, "")
+                        _put(page, 310, 0.878 * height, str(number), SERIF, 9)
                     else:  # the chapter's name in the footer, the number beside it
                         running(page, number, height - 30, title, str(number))
                     if k == 0:
@@ -110,6 +115,10 @@ def book(style: Style) -> tuple[bytes, list[Drawn]]:
     return _pdf(build), drawn
 
 
+def chapters_of(style: Style) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+    return LONG_CHAPTERS if style == "ruled" else CHAPTERS
+
+
 def load(style: Style) -> tuple[Document, list[Drawn]]:
     data, drawn = book(style)
     doc = load_pdf(data, name=f"{style}.pdf")
@@ -117,7 +126,7 @@ def load(style: Style) -> tuple[Document, list[Drawn]]:
     return doc, drawn
 
 
-STYLES: list[Style] = ["texinfo", "latex", "memoir", "footer"]
+STYLES: list[Style] = ["texinfo", "latex", "memoir", "ruled", "footer"]
 
 
 @pytest.mark.parametrize("style", STYLES)
@@ -125,7 +134,7 @@ def test_running_titles_leave_the_text_and_are_recorded(style: Style) -> None:
     doc, drawn = load(style)
     titles = [r for r in doc.removed if r.kind == "running title"]
     assert sorted((r.page, r.text) for r in titles) == sorted((d.page, d.text) for d in drawn)
-    band = 0.15 if style == "memoir" else 0.08  # memoir sets its header a tenth of the page in
+    band = 0.15 if style in ("memoir", "ruled") else 0.08  # memoir's header: a tenth of the page in
     for r in titles:  # where it was drawn: the top or bottom band of its page
         d = next(d for d in drawn if (d.page, d.text) == (r.page, r.text))
         assert abs(r.x0 - d.x) < 1
@@ -135,11 +144,11 @@ def test_running_titles_leave_the_text_and_are_recorded(style: Style) -> None:
     headings = [h.title for h in doc.headings]
     for d in drawn:  # a running line never reaches the text; a body heading of its text stays
         assert doc.text.count(d.text) == headings.count(d.text)
-    for c, (chapter, _sections) in enumerate(CHAPTERS, start=1):
+    for c, (chapter, _sections) in enumerate(chapters_of(style), start=1):
         assert f"{c} {chapter}" in headings
         assert doc.text.count(f"{c} {chapter}") == 1
     # every section heading of the body stays, though the running lines repeat its text
-    for c, (_chapter, sections) in enumerate(CHAPTERS, start=1):
+    for c, (_chapter, sections) in enumerate(chapters_of(style), start=1):
         for s, (section, _n) in enumerate(sections, start=1):
             assert f"{c}.{s} {section}" in headings
     # nothing else left: every body sentence is there, and every page's number went
@@ -214,14 +223,17 @@ def test_a_line_that_differs_on_every_page_stays() -> None:
 
 
 def test_body_lines_a_tenth_of_the_page_down_stay() -> None:
-    """The first body line of a page stands where a LaTeX header would (a tenth of the page
-    down) and repeats on neighbouring pages (a slide's closing command), but no page number
-    shares its height: it is body text."""
+    """Each page's first body line stands where a LaTeX header would (a tenth of the page
+    down), and one repeats on two neighbouring pages (a slide's closing command), but no page
+    number shares their height and most differ: they are body text."""
+    firsts = ["\\begin{frame}", "\\end{frame}", "\\end{frame}", "Some text", "\\item one"]
+    firsts += ["\\item two", "\\column{.5}", "\\pause"]
 
     def draw(page: Any, number: int) -> None:
-        _put(page, 72, 0.1 * page.rect.height, r"\end{frame}" if number % 3 else "x", SERIF, 11)
+        _put(page, 72, 0.1 * page.rect.height, firsts[number - 1], SERIF, 11)
 
     doc = load_pdf(_pages(draw), name="slides.pdf")
     check_invariants(doc)
-    assert doc.text.count(r"\end{frame}") == sum(1 for n in range(1, 9) if n % 3)
+    assert doc.text.count("\\end{frame}") == 2
+    assert all(line in doc.text for line in firsts)
     assert {r.kind for r in doc.removed} == {"page number"}

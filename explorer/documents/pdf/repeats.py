@@ -21,9 +21,10 @@
 
 The top and bottom margins are the top and bottom 8% of the page (:data:`_MARGIN`), and, where
 the page template sets its header or footer further in (LaTeX classes put it about a tenth of
-the page down), the slots within 15% of the edge (:data:`_WIDE_MARGIN`) that hold a bare page
-number on at least half of the pages (:func:`_widen_to_page_numbers`): a body line never shares
-its height with the page number.
+the page down), the slots within 15% of the edge (:data:`_WIDE_MARGIN`) that hold, on at least
+half of the pages, a bare page number or a line whose text recurs there within two pages
+(:func:`_widen_margins`): the body's first line also stands at one height on every page, but
+neither beside the page number nor with the same text page after page.
 
 Each removed line is recorded in :class:`_Stats` with its kind, for the normalisation notes and
 ``Document.removed``.
@@ -40,7 +41,7 @@ from collections.abc import Sequence
 from explorer.documents.pdf.records import _Frag, _Stats
 
 _MARGIN = 0.08  # running headers/footers live in the top/bottom 8% of the page
-_WIDE_MARGIN = 0.15  # ... or in the top/bottom 15% on a slot that holds the page numbers
+_WIDE_MARGIN = 0.15  # ... or in the top/bottom 15% on a slot of page numbers or running titles
 _REPEAT_SHARE = 0.5  # ... and repeat on at least half of the pages
 _REPEAT_MIN_PAGES = 3
 _PAGE_NUMBER = re.compile(
@@ -69,7 +70,7 @@ def _running_key(text: str) -> str:
 def _setting(key: str, f: _Frag) -> tuple[tuple[str, str, int], tuple[str, str, int]]:
     """How a margin line is set: its first word (digits masked) at its left edge and at its
     right edge, to the point."""
-    word = key.split()[0]
+    word = re.sub(r"\d+", "#", key.split()[0])
     return (word, "left", round(f.left)), (word, "right", round(f.right))
 
 
@@ -105,8 +106,8 @@ def _running_titles(
                 bottoms[f.bottom < height / 2].append((f.bottom, number))
     slots = {top: _slots(found, threshold) for top, found in bottoms.items()}
 
-    # (top side, slot, key) -> [(page, index)] of the lines not removed already
-    held: dict[tuple[bool, int, str], list[tuple[int, int]]] = defaultdict(list)
+    # (top side, slot) -> (key, page, index) of the lines not removed already
+    held: dict[tuple[bool, int], list[tuple[str, int, int]]] = defaultdict(list)
     for number, (frags, page_zones, drop, (_w, height)) in enumerate(
         zip(pages, zones, plan, sizes, strict=True)
     ):
@@ -116,42 +117,60 @@ def _running_titles(
             top = f.bottom < height / 2
             for k, (lo, hi) in enumerate(slots.get(top, ())):
                 if lo - _SLOT_TOLERANCE <= f.bottom <= hi + _SLOT_TOLERANCE:
-                    held[(top, k, _running_key(f.text))].append((number, i))
+                    held[(top, k)].append((_running_key(f.text), number, i))
                     break
-    out: set[tuple[int, int]] = set()
-    lone: dict[tuple[bool, int], list[tuple[str, int, int]]] = defaultdict(list)
-    confirmed: dict[tuple[bool, int], list[tuple[str, _Frag]]] = defaultdict(list)
-    for (top, k, key), lines in held.items():
-        numbers = sorted({n for n, _i in lines})
+    return {
+        (n, i)
+        for lines in held.values()
+        for k in _titles(lines, pages)
+        for _key, n, i in [lines[k]]
+    }
+
+
+def _titles(lines: list[tuple[str, int, int]], pages: list[list[_Frag]]) -> list[int]:
+    """Which of one slot's lines, (key, page, index), are running titles: those whose key recurs
+    in the slot within :data:`_RUN_GAP` pages, and, when the slot holds two such keys at least,
+    the lone lines set like one of them or like two other lone lines (:func:`_setting`)."""
+    by_key: dict[str, list[int]] = defaultdict(list)
+    for k, (key, _n, _i) in enumerate(lines):
+        by_key[key].append(k)
+    out: list[int] = []
+    lone: list[int] = []
+    for ks in by_key.values():
+        numbers = sorted({lines[k][1] for k in ks})
         near = {n for a, b in itertools.pairwise(numbers) if b - a <= _RUN_GAP for n in (a, b)}
-        out.update((n, i) for n, i in lines if n in near)
-        confirmed[(top, k)] += [(key, pages[n][i]) for n, i in lines if n in near]
-        lone[(top, k)] += [(key, n, i) for n, i in lines if n not in near]
-    # a title on one page only, set like the slot's running titles or like two other such lines
-    for slot, singles in lone.items():
-        titles = confirmed.get(slot, [])
-        if len({k for k, _f in titles}) < 2:
-            continue
-        running = {s for k, f in titles for s in _setting(k, f)}
-        alike = Counter(s for k, n, i in singles for s in _setting(k, pages[n][i]))
-        for key, n, i in singles:
-            own = _setting(key, pages[n][i])
-            around = [(word, side, x + d) for word, side, x in own for d in (-1, 0, 1)]
-            if any(s in running for s in around) or any(alike[s] - (s in own) >= 2 for s in around):
-                out.add((n, i))
+        for k in ks:
+            (out if lines[k][1] in near else lone).append(k)
+    if len({lines[k][0] for k in out}) < 2:
+        return out
+
+    def setting(k: int) -> tuple[tuple[str, str, int], tuple[str, str, int]]:
+        key, n, i = lines[k]
+        return _setting(key, pages[n][i])
+
+    running = {s for k in out for s in setting(k)}
+    alike = Counter(s for k in lone for s in setting(k))
+    for k in lone:
+        own = setting(k)
+        around = [(word, side, x + d) for word, side, x in own for d in (-1, 0, 1)]
+        if any(s in running for s in around) or any(alike[s] - (s in own) >= 2 for s in around):
+            out.append(k)
     return out
 
 
-def _widen_to_page_numbers(
+def _widen_margins(
     pages: list[list[_Frag]],
     sizes: Sequence[tuple[float, float]],
     zones: list[list[str | None]],
     threshold: int,
 ) -> None:
     """Mark as margin lines (zone ``"header"``) the lines within :data:`_WIDE_MARGIN` of the top
-    or bottom edge that stand on a slot where a bare page number stands on ``threshold`` pages
-    at least: the page template's header or footer line, set further into the page than
-    :data:`_MARGIN` (LaTeX classes put it about a tenth of the page down)."""
+    or bottom edge that stand on a slot the page template fills: one where, on ``threshold``
+    pages at least, a bare page number stands or a line whose words (digits and all, a page
+    number at its edge aside) recur in the slot within :data:`_RUN_GAP` pages. LaTeX classes
+    set the header about a tenth of the page down, further in than :data:`_MARGIN`; the body's
+    first line stands at one height on every page too, but its text does not recur page after
+    page."""
 
     def wide(f: _Frag, height: float) -> bool | None:
         """True near the top edge, False near the bottom, None elsewhere (or in the margin)."""
@@ -162,27 +181,32 @@ def _widen_to_page_numbers(
             return True
         return False if cy >= (1 - _WIDE_MARGIN) * height else None
 
-    numbers: dict[bool, list[tuple[float, int]]] = defaultdict(list)
-    for number, (frags, (_w, height)) in enumerate(zip(pages, sizes, strict=True)):
-        for f in frags:
-            top = wide(f, height)
-            if top is not None and _PAGE_NUMBER.fullmatch(_repeat_key(f.text)):
-                numbers[top].append((f.bottom, number))
-    slots = {top: _slots(found, threshold) for top, found in numbers.items()}
-    if not any(slots.values()):
-        return
-    for frags, page_zones, (_w, height) in zip(pages, zones, sizes, strict=True):
+    lines: dict[bool, list[tuple[float, int, int]]] = defaultdict(list)  # bottom, page, index
+    for number, (frags, page_zones, (_w, height)) in enumerate(
+        zip(pages, zones, sizes, strict=True)
+    ):
         for i, f in enumerate(frags):
             top = wide(f, height)
-            if (
-                top is not None
-                and page_zones[i] is None
-                and any(
-                    lo - _SLOT_TOLERANCE <= f.bottom <= hi + _SLOT_TOLERANCE
-                    for lo, hi in slots.get(top, ())
+            if top is not None and page_zones[i] is None:
+                lines[top].append((f.bottom, number, i))
+    for side in lines.values():
+        for lo, hi in _slots([(b, n) for b, n, _i in side], threshold):
+            slot = [(n, i) for b, n, i in side if lo <= b <= hi]
+            template = {n for n, i in slot if _PAGE_NUMBER.fullmatch(_repeat_key(pages[n][i].text))}
+            # recurring words, digits and all (a page number at the edge aside): a body's first
+            # lines differ, in their words or their numbers; lone lines do not count here
+            by_text: dict[str, list[int]] = defaultdict(list)
+            for n, i in slot:
+                if sum(c.isalpha() for c in pages[n][i].chars) >= 2:
+                    by_text[_EDGE_NUMBER.sub("", " ".join(pages[n][i].text.split()))].append(n)
+            for numbers in by_text.values():
+                numbers.sort()
+                template.update(
+                    n for a, b in itertools.pairwise(numbers) if b - a <= _RUN_GAP for n in (a, b)
                 )
-            ):
-                page_zones[i] = "header"
+            if len(template) >= threshold:
+                for n, i in slot:
+                    zones[n][i] = "header"
 
 
 def _remove_repeats(
@@ -207,7 +231,7 @@ def _remove_repeats(
         for frags, (width, height) in zip(pages, sizes, strict=True)
     ]
     if n_pages >= _REPEAT_MIN_PAGES:
-        _widen_to_page_numbers(pages, sizes, zones, threshold)
+        _widen_margins(pages, sizes, zones, threshold)
     seen: dict[tuple[str, str], set[int]] = defaultdict(set)
     for number, (frags, page_zones) in enumerate(zip(pages, zones, strict=True)):
         for f, z in zip(frags, page_zones, strict=True):
