@@ -22,9 +22,9 @@
 The top and bottom margins are the top and bottom 8% of the page (:data:`_MARGIN`), and, where
 the page template sets its header or footer further in (LaTeX classes put it about a tenth of
 the page down), the slots within 15% of the edge (:data:`_WIDE_MARGIN`) that hold, on at least
-half of the pages, a bare page number or a line whose text recurs there within two pages
-(:func:`_widen_margins`): the body's first line also stands at one height on every page, but
-neither beside the page number nor with the same text page after page.
+half of the pages, a bare page number or a line whose text (digits and all) recurs there
+within two pages (:func:`_widen_margins`): the body's first line also stands at one height on
+every page, but neither beside the page number nor with the same text page after page.
 
 Each removed line is recorded in :class:`_Stats` with its kind, for the normalisation notes and
 ``Document.removed``.
@@ -166,8 +166,8 @@ def _widen_margins(
 ) -> None:
     """Mark as margin lines (zone ``"header"``) the lines within :data:`_WIDE_MARGIN` of the top
     or bottom edge that stand on a slot the page template fills: one where, on ``threshold``
-    pages at least, a bare page number stands or a line whose words (digits and all, a page
-    number at its edge aside) recur in the slot within :data:`_RUN_GAP` pages. LaTeX classes
+    pages at least, a bare page number stands or a line whose words, digits and all, recur in
+    the slot within :data:`_RUN_GAP` pages. LaTeX classes
     set the header about a tenth of the page down, further in than :data:`_MARGIN`; the body's
     first line stands at one height on every page too, but its text does not recur page after
     page."""
@@ -193,12 +193,12 @@ def _widen_margins(
         for lo, hi in _slots([(b, n) for b, n, _i in side], threshold):
             slot = [(n, i) for b, n, i in side if lo <= b <= hi]
             template = {n for n, i in slot if _PAGE_NUMBER.fullmatch(_repeat_key(pages[n][i].text))}
-            # recurring words, digits and all (a page number at the edge aside): a body's first
-            # lines differ, in their words or their numbers; lone lines do not count here
+            # recurring words, digits and all: a body's first lines differ, in their words or
+            # their numbers (``Section 1``, ``Section 2``); lone lines do not count here
             by_text: dict[str, list[int]] = defaultdict(list)
             for n, i in slot:
                 if sum(c.isalpha() for c in pages[n][i].chars) >= 2:
-                    by_text[_EDGE_NUMBER.sub("", " ".join(pages[n][i].text.split()))].append(n)
+                    by_text[" ".join(pages[n][i].text.split())].append(n)
             for numbers in by_text.values():
                 numbers.sort()
                 template.update(
