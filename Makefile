@@ -4,12 +4,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest fuzz chromium bench clean-venv
+.PHONY: run test lint typecheck pytest fuzz chromium bench lock clean-venv
 
-$(STAMP): pyproject.toml
+# Everything (the library, the app, every library splitter, the test tools) at the versions of
+# constraints.txt, the ones CI passed with. `pip install chunk-explorer` alone is the library.
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check \
+	  -c constraints.txt -e '.[all,dev]'
 	touch $(STAMP)
 
 # `make run ARGS="-- --docs DIR"` opens the Corpus page's folder on DIR.
@@ -44,6 +47,20 @@ fuzz: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench
+
+# Remake constraints.txt: the newest releases that fit pyproject.toml, installed into a fresh
+# venv and frozen (torch without its local "+cpu" label, so the file is not this machine's).
+# Commit the result once `make test` passes with it.
+LOCK_VENV := $(or $(TMPDIR),/tmp)/chunk-explorer-lock-venv
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PY) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e '.[all,dev]'
+	{ sed -n '/^#/p' constraints.txt; \
+	  $(LOCK_VENV)/bin/python -m pip freeze --exclude-editable --disable-pip-version-check \
+	    | sed -E 's/^(torch==[^+]*)\+.*/\1/'; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf $(LOCK_VENV)
 
 clean-venv:
 	rm -rf $(VENV)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import frame, widgets
-from ui.pages import (
+from ui.widget_keys import (
     CORPUS_WIDGETS,
     EVALUATE_KEYS,
     EVALUATE_PREFIXES,

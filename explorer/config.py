@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.chunking.splitters import ChunkSettings
-from explorer.errors import SettingsError
+from explorer.errors import JSONTextError, SettingsError
+from explorer.jsontext import loads_bounded
 from explorer.retrieval.embeddings import BUNDLED
 from explorer.retrieval.index import (
     CARRY,
@@ -230,10 +231,10 @@ def _options(value: Any) -> tuple[tuple[str, Any], ...]:
         if not value.strip():
             return ()
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
+            value = loads_bounded(value, what="options")
+        except JSONTextError as exc:
             raise SettingsError(
-                f'options must be a JSON object such as {{"keep_separator": "end"}}, got {value!r}'
+                f'{exc}. Options are a JSON object such as {{"keep_separator": "end"}}.'
             ) from None
     if isinstance(value, Mapping):
         return tuple(

@@ -49,3 +49,19 @@ class LessonError(ExplorerError):
 
 class EditError(ExplorerError, ValueError):
     """A what-if edit that cannot be applied (a bad edit file, an offset or index out of range)."""
+
+
+class TimeLimitError(LibraryError):
+    """A library split with a regular expression of the user's ran over its time limit (the
+    expression may backtrack catastrophically)."""
+
+
+class JSONTextError(ExplorerError, ValueError):
+    """A JSON text that cannot be read safely: not JSON, nested too deeply, a number too long,
+    or half of a surrogate pair (see :mod:`explorer.jsontext`). ``str()`` is ``"{what}:
+    {problem}"``; ``problem`` alone reads after a subject too ("the file is {problem}")."""
+
+    def __init__(self, what: str, problem: str) -> None:
+        super().__init__(f"{what}: {problem}")
+        self.what = what
+        self.problem = problem

@@ -167,5 +167,16 @@ def manifest(
     return out
 
 
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+"""The line breaks ``json.dumps`` leaves raw (it escapes those below U+0020) but
+``str.splitlines()`` splits on: written as JSON's escapes, which read back as the same text."""
+
+
+def jsonl_line(record: dict[str, Any]) -> str:
+    """``record`` as one JSON Lines line (UTF-8 text kept as it is, ending in ``\\n``) that every
+    reader sees as one line, ``str.splitlines()`` too."""
+    return json.dumps(record, ensure_ascii=False).translate(_LINE_BREAKS) + "\n"
+
+
 def to_jsonl(items: Iterable[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in items)
+    return "".join(jsonl_line(r) for r in items)

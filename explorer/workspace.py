@@ -42,7 +42,7 @@ from explorer.config import Config, dense_config
 from explorer.corpus import Corpus
 from explorer.documents.folder import Loaded, Skipped, load_folder, load_paths
 from explorer.documents.load import load_document
-from explorer.documents.model import Document, document_name, sha256_of
+from explorer.documents.model import Document, document_name, leaves_folder, sha256_of
 from explorer.errors import EditError, QuerySetError, SettingsError
 from explorer.progress import Progress, Rate, quiet, scaled
 from explorer.retrieval.context import Span
@@ -50,7 +50,10 @@ from explorer.retrieval.retriever import Retriever
 
 if TYPE_CHECKING:
     from explorer.chunking.adapters import LibraryChunking
+    from explorer.chunking.diagnostics import Diagnosis
+    from explorer.chunking.diff import ChunkDiff
     from explorer.chunking.measures import Units
+    from explorer.chunking.tables import TableAudit
     from explorer.documents.markdown_view import Rendered
     from explorer.retrieval.embeddings import Embedder
 
@@ -168,6 +171,9 @@ class Chunking:
     library: LibraryChunking | None = None
 
 
+TablesByChunk = tuple["TableAudit", dict[int, frozenset[str]]]
+"""The table audit of a chunking and each chunk's table problems (by chunk index)."""
+
 EDITED = 64
 """Edited chunkings (and their retrievers) kept: the least recently used go first."""
 KEEP = 100_000
@@ -190,6 +196,10 @@ class _Shared:
         """Chunkings after what-if edits: a few at a time (a suggested repair tries a dozen)."""
         self.edited_retrievers: Memo[tuple[str, str, str], Retriever] = Memo(EDITED)
         self.folders: Memo[tuple[str, bool, str], Loaded] = Memo(8)
+        # derived work, keyed as the chunkings are (see "Derived work" at the end of Workspace)
+        self.diagnoses: Memo[tuple[str, str, bool], Diagnosis] = Memo(4 * keep)
+        self.table_audits: Memo[tuple[str, str], TablesByChunk] = Memo(4 * keep)
+        self.version_diffs: Memo[tuple[str, str, str], ChunkDiff] = Memo(16)
         self.loads = 0
         """Documents parsed (a document asked for again is served from the cache)."""
         self.lock = threading.Lock()
@@ -337,9 +347,9 @@ class Workspace:
 
     def inside(self, name: str) -> Path:
         """The file ``name`` names in ``docs_dir``; a name that reaches outside it (an absolute
-        path, a ``..`` that climbs out) is refused, whether or not the file exists. Links the
-        folder's owner put inside the folder are followed: the owner chose them, a query set
-        did not."""
+        path, a ``..`` that climbs out, a link that leaves the folder) is refused, whether or
+        not the file exists. Links are judged as loading the folder judges them
+        (:func:`~explorer.documents.model.leaves_folder`): one that stays inside is followed."""
         assert self.docs_dir is not None
         relative = os.path.normpath(name) if name else ""
         if (
@@ -353,7 +363,13 @@ class Workspace:
                 f"document {name!r} is outside the documents folder {self.docs_dir}; a query "
                 "set names documents by their path inside it"
             )
-        return self.docs_dir / relative
+        path = self.docs_dir / relative
+        if leaves_folder(path, self.docs_dir):
+            raise QuerySetError(
+                f"document {name!r} is a link that leaves the documents folder {self.docs_dir}; "
+                "links that leave the folder are not followed"
+            )
+        return path
 
     def _name_of(self, doc: str | Document) -> str:
         if isinstance(doc, str):
@@ -409,7 +425,7 @@ class Workspace:
         d = self.document(doc)
         settings = config.chunking if isinstance(config, Config) else config
         model = config.model if isinstance(config, Config) else Config().model
-        key = settings.key() + (f"|model={model}" if settings.splitter == "semantic" else "")
+        key = self.chunking_key(config)
         edits = tuple(edits)
         if edits:
             from explorer.chunking.edits import apply_edits
@@ -421,7 +437,7 @@ class Workspace:
                 chunks = apply_edits(d, base.chunks, edits, settings, units=units)
                 return Chunking(chunks, base.library)
 
-            return self._shared.edited.get((d.key, f"{key}|edits={encode_edits(edits)}"), edited)
+            return self._shared.edited.get((d.key, self.chunking_key(config, edits=edits)), edited)
 
         def make() -> Chunking:
             from explorer.chunking.adapters import ADAPTERS, adapter_settings, split_library
@@ -456,9 +472,7 @@ class Workspace:
     def cached_chunks(self, doc: str | Document, config: Config) -> list[Chunk] | None:
         """The chunks if they are made already, else ``None`` (nothing is computed)."""
         d = self.document(doc)
-        settings = config.chunking
-        key = settings.key() + (f"|model={config.model}" if settings.splitter == "semantic" else "")
-        made = self._shared.chunkings.peek((d.key, key))
+        made = self._shared.chunkings.peek((d.key, self.chunking_key(config)))
         return made.chunks if made is not None else None
 
     # ------------------------------------------------------------------ retrieval
@@ -782,6 +796,73 @@ class Workspace:
             known=known,
         )
         return whole.answers[name]
+
+    # ------------------------------------------------------------------ derived work
+    # What the app's pages show of a chunking, made once and kept in the shared bounded caches,
+    # keyed as the chunkings are (content key + settings + edits). Issue 35 part 4: keep these
+    # methods together at the end of the class.
+
+    @staticmethod
+    def chunking_key(config: Config | ChunkSettings, *, edits: Sequence[Edit] = ()) -> str:
+        """What a document's chunking is keyed by: the chunking settings, the model for the
+        semantic splitter (it embeds to cut), and the what-if ``edits``."""
+        settings = config.chunking if isinstance(config, Config) else config
+        model = config.model if isinstance(config, Config) else Config().model
+        key = settings.key() + (f"|model={model}" if settings.splitter == "semantic" else "")
+        return f"{key}|edits={encode_edits(edits)}" if edits else key
+
+    def diagnosis(
+        self, doc: str | Document, config: Config, *, edits: Sequence[Edit] = ()
+    ) -> Diagnosis:
+        """The diagnostics of the document's chunks under ``config`` and ``edits``
+        (:func:`explorer.chunking.diagnostics.diagnose`), each chunk's embedded text with the
+        heading path when ``config.heading_prefix`` is on, counted in the model's word pieces."""
+        from explorer.chunking.diagnostics import diagnose
+        from explorer.chunking.measures import get_measure
+
+        d = self.document(doc)
+        key = (d.key, self.chunking_key(config, edits=edits), config.heading_prefix)
+        return self._shared.diagnoses.get(
+            key,
+            lambda: diagnose(
+                d,
+                self.chunks(d, config, edits=edits),
+                heading_prefix=config.heading_prefix,
+                model_measure=get_measure("model-tokens"),
+            ),
+        )
+
+    def table_audit(
+        self, doc: str | Document, config: Config, *, edits: Sequence[Edit] = ()
+    ) -> TablesByChunk:
+        """The table audit of the document's chunks under ``config`` and ``edits``, and each
+        chunk's table problems (:func:`explorer.chunking.tables.table_audit_by_chunk`)."""
+        from explorer.chunking.tables import table_audit_by_chunk
+
+        d = self.document(doc)
+        key = (d.key, self.chunking_key(config, edits=edits))
+        return self._shared.table_audits.get(
+            key, lambda: table_audit_by_chunk(d, self.chunks(d, config, edits=edits))
+        )
+
+    def version_diff(
+        self,
+        old: str | Document,
+        new: str | Document,
+        config: Config,
+        *,
+        edits: Sequence[Edit] = (),
+    ) -> ChunkDiff:
+        """What changed from ``old`` to ``new`` chunk by chunk, both chunked under ``config``
+        (``new`` after the what-if ``edits``): :func:`explorer.chunking.diff.diff_chunks`."""
+        from explorer.chunking.diff import diff_chunks
+
+        o, n = self.document(old), self.document(new)
+        key = (o.key, n.key, self.chunking_key(config, edits=edits))
+        return self._shared.version_diffs.get(
+            key,
+            lambda: diff_chunks(o, self.chunks(o, config), n, self.chunks(n, config, edits=edits)),
+        )
 
 
 def _listing(path: Path) -> str:

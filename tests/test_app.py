@@ -37,7 +37,7 @@ from ui.chunk_view import (
 )
 from ui.safe import facts_html, md_escape, md_text
 from ui.settings import APP_SPLITTERS, SIZE_RANGES, clamp_overlap, config_of
-from ui.sources import folder_fingerprint, remember
+from ui.sources import remember
 from ui.view_state import query_keys
 
 APP = str(REPO / "app.py")
@@ -587,6 +587,25 @@ def test_uploads_keep_only_the_newest() -> None:
     assert list(uploads) == ["f5", "f6", "f4"]
 
 
+def test_a_folder_read_once_is_read_again_when_a_file_changes(tmp_path: Path) -> None:
+    """The Corpus page reads a folder under a bar only when the workspace does not have it as
+    it is now: a file added, removed or rewritten makes it new."""
+    import os
+
+    ws = Workspace()
+    (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
+    assert not ws.folder_is_read(tmp_path)
+    assert ws.load_folder(tmp_path).names == ("a.md",)
+    assert ws.folder_is_read(tmp_path)
+    (tmp_path / "a.md").write_text("# A, rewritten\n", encoding="utf-8")
+    os.utime(tmp_path / "a.md", ns=(1, 1))
+    assert not ws.folder_is_read(tmp_path)
+    assert "rewritten" in ws.load_folder(tmp_path).documents[0].text
+    (tmp_path / "b.md").write_text("# B\n", encoding="utf-8")
+    assert not ws.folder_is_read(tmp_path)
+    assert ws.load_folder(tmp_path).names == ("a.md", "b.md")
+
+
 def test_charts_mark_the_limit() -> None:
     hist = charts.size_histogram([10, 20, 30], limit=25, unit="tokens")
     line = hist.layout.shapes[0]
@@ -604,21 +623,6 @@ def test_the_same_bytes_as_markdown_and_as_text_are_two_documents(app: AppTest) 
     upload(app, "same.txt", data)  # same hash: the caches must not hand back the Markdown
     assert_ok(app)
     assert "ce-plain" in doc_html(app) and "<h1>" not in doc_html(app)
-
-
-def test_a_folder_fingerprint_changes_when_a_file_does(tmp_path: Path) -> None:
-    import os
-
-    (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
-    first = folder_fingerprint(tmp_path)
-    assert folder_fingerprint(tmp_path) == first
-    (tmp_path / "a.md").write_text("# A, rewritten\n", encoding="utf-8")
-    os.utime(tmp_path / "a.md", ns=(1, 1))
-    second = folder_fingerprint(tmp_path)
-    assert second != first
-    (tmp_path / "b.md").write_text("# B\n", encoding="utf-8")
-    assert folder_fingerprint(tmp_path) not in (first, second)
-    assert folder_fingerprint(tmp_path / "missing") == folder_fingerprint(tmp_path / "also-missing")
 
 
 def test_the_main_pages_settings_survive_a_visit_to_the_evaluate_page() -> None:

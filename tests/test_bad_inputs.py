@@ -9,7 +9,9 @@ The limits (characters, pages, table grids) are tested at small values, not by t
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
 import subprocess
 import sys
@@ -29,6 +31,7 @@ from explorer.errors import DocumentError
 from tests import bad_inputs
 from tests.bad_inputs import BadInput, make
 from tests.bad_inputs import bad_inputs as all_inputs
+from tests.conftest import SAMPLES
 
 pymupdf: Any = _pymupdf
 
@@ -255,6 +258,88 @@ def test_the_command_line_prints_decoded_text(files: dict[str, Path]) -> None:
     res = run_cli("text", str(files["utf16-md"]))
     assert res.returncode == 0 and res.stdout.decode() == bad_inputs._FRENCH
     assert res.stderr.decode().startswith("warning: utf16.md: decoded as UTF-16")
+
+
+def run_main(*args: str) -> tuple[int, str, str]:
+    """``explorer.cli.main`` in this process: the exit status, stdout and stderr."""
+    from explorer.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+#: JSON no command may fail on with a traceback, and what the one line says of each.
+HOSTILE_JSON = {
+    "deep": ("[" * 2000, "nested too deeply (more than 100 levels"),
+    "digits": ("[" + "1" * 5001 + "]", "a number has 5,001 digits (at most 4,300 are read)"),
+    "surrogate": ('["\\ud800"]', "half of a UTF-16 surrogate pair"),
+}
+
+#: Every place a command reads JSON: the command line, with FILE for the hostile file (written
+#: as the command wants it) and TEXT for the hostile text itself.
+BM25 = ["--retriever", "bm25"]
+REFUND, LAB = str(SAMPLES / "refund-policy.md"), str(SAMPLES / "lab-rules.md")
+JSON_READERS = {
+    "chunk --options": ["chunk", REFUND, "--options", "TEXT"],
+    "chunk --edits": ["chunk", REFUND, "--edits", "FILE"],
+    "query --edits": ["query", REFUND, "q", "--edits", "FILE", *BM25],
+    "query --docs --edits": ["query", "q", "--docs", REFUND, LAB, "--edits", "FILE", *BM25],
+    "eval --queries": ["eval", "--queries", "FILE", "--docs", str(SAMPLES), *BM25],
+    "eval --edits": ["eval", "--queries", "QUERIES", "--docs", str(SAMPLES), "--edits", "FILE",
+                     *BM25],
+    "sweep --queries": ["sweep", "--queries", "FILE", "--docs", str(SAMPLES), "--sizes", "99",
+                        *BM25],
+    "ab --queries": ["ab", "--queries", "FILE", "--docs", str(SAMPLES), "--a", "retriever=bm25"],
+    "ab --edits": ["ab", "--queries", "QUERIES", "--docs", str(SAMPLES), "--edits", "FILE",
+                   "--a", "retriever=bm25"],
+    "diff --queries": ["diff", REFUND, LAB, "--queries", "FILE", *BM25],
+    "index --queries": ["index", str(SAMPLES), "--queries", "FILE", "--no-cache"],
+    "convert jsonl": ["convert", "jsonl", "FILE", str(SAMPLES), "--out", "OUT"],
+    "convert chroma": ["convert", "chroma", "CSV", str(SAMPLES), "--out", "OUT"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("payload", HOSTILE_JSON)
+@pytest.mark.parametrize("reader", JSON_READERS)
+def test_hostile_json_is_one_error_line_from_every_command(
+    tmp_path: Path, reader: str, payload: str
+) -> None:
+    """2,000 nested brackets, a 5,001-digit number or a lone surrogate, wherever a command reads
+    JSON: exit 2 and one ``error:`` line (not a RecursionError or ValueError traceback), and
+    no output written."""
+    text, message = HOSTILE_JSON[payload]
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(text, encoding="utf-8")
+    queries = tmp_path / "queries.json"
+    queries.write_text(json.dumps([{"id": "a", "doc": "refund-policy.md", "query": "refund?",
+                                    "evidence": ["within seven days"]}]))  # fmt: skip
+    chroma = tmp_path / "questions.csv"
+    chroma.write_text(
+        "question,references,corpus_id\n" + f'refund?,"{text.replace(chr(34), 2 * chr(34))}",'
+        "refund-policy\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.json"
+    given = {"TEXT": text, "FILE": str(hostile), "QUERIES": str(queries), "CSV": str(chroma),
+             "OUT": str(out)}  # fmt: skip
+    args = [given.get(a, a) for a in JSON_READERS[reader]]
+    code, printed, err = run_main(*args)
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("error: ") and message in err, err
+    assert printed == "" and not out.exists()
+
+
+@pytest.mark.parametrize(
+    "content", ["x = " + "[" * 3000 + "]" * 3000, "x = " + "1" * 5001], ids=["deep", "digits"]
+)
+def test_a_hostile_lesson_file_is_one_error_line(tmp_path: Path, content: str) -> None:
+    (tmp_path / "1-bad.toml").write_text(content + "\n", encoding="utf-8")
+    code, _, err = run_main("lessons", "check", "--lessons", str(tmp_path))
+    assert code == 2 and err == (
+        "error: 1-bad.toml: cannot be read as a lesson (nested too deeply, or a number too long)\n"
+    )
 
 
 # --------------------------------------------------------------------------- limits

@@ -27,9 +27,13 @@ from tests.browser_util import (
     wait_idle,
 )
 from tests.conftest import SAMPLES
-from ui.answers import DEMO
 from ui.highlights import EVIDENCE_MISSED
+from ui.lessons import OPENING
 from ui.settings import SIZE_RANGES
+
+assert OPENING is not None, "the app opens on lesson 1"
+START = OPENING.failing
+"""Lesson 1's failing setting (configuration, k, budget): the one the app opens on."""
 
 pytestmark = pytest.mark.browser
 
@@ -89,7 +93,7 @@ def test_moving_the_size_slider_changes_the_highlights(page: Any) -> None:
     thumb.press("Home")  # the smallest size: many more chunks
     wait_idle(page)
     after = badge_count(page)
-    low = SIZE_RANGES[DEMO.settings.unit].low
+    low = SIZE_RANGES[START.config.chunking.unit].low
     assert page.get_by_label("Exact size", exact=True).input_value() == str(low)
     assert after == int(metric_value(page, "Chunks")) > before
     screenshot(page, "browser-2-size-smallest.png")
@@ -230,16 +234,15 @@ def test_hostile_markdown_stays_inert(page: Any) -> None:
 
 
 def test_a_question_shows_rank_badges_and_the_verdict(page: Any) -> None:
-    demo = DEMO
     box = page.get_by_label("Question", exact=True)
-    assert box.input_value() == demo.question  # the refund demo opens asked
+    assert box.input_value() == OPENING.question  # the refund demo opens asked
     box.fill("")
     box.press("Enter")
     wait_idle(page)
     assert not [b for b in rank_badges(page) if b.startswith("#")]  # no question, no hits
     assert page.locator('[data-testid="stAlert"]').filter(has_text="Incomplete:").count() == 0
 
-    box.fill(demo.question)
+    box.fill(OPENING.question)
     box.press("Enter")
     wait_idle(page)
     page.locator(".ce-doc .ce-badge", has_text="#1").wait_for(timeout=60_000)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -238,3 +240,76 @@ def test_eval_json_reports_timing_and_a_warm_lasting_index_embeds_nothing(tmp_pa
     assert runs[0]["timing"]["embedded"] > 0
     assert runs[1]["timing"]["embedded"] == 0
     assert runs[0]["coverage_at_k"] == runs[1]["coverage_at_k"]
+
+
+def test_the_wheel_lists_every_package_of_the_library() -> None:
+    """setuptools ships only the packages pyproject.toml lists (one left out, such as
+    ``explorer.cli``, goes in as bare data with a warning, or not at all): every folder of
+    ``explorer/`` with an ``__init__.py`` is listed."""
+    import tomllib
+
+    from tests.conftest import REPO
+
+    listed = set(
+        tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        ".".join(p.parent.relative_to(REPO).parts)
+        for p in (REPO / "explorer").rglob("__init__.py")
+        if "_data" not in p.parts
+    }
+    assert "explorer.cli" in found and found <= listed, sorted(found - listed)
+
+
+@pytest.mark.parametrize(
+    "command", [["chunk", str(SAMPLES / "refund-policy.md")], ["cache", "--stats"]]
+)
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_cache_dir_is_refused_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str], value: str
+) -> None:
+    """``--cache-dir ""`` would be the working folder: one line, exit 2, no file made there."""
+    monkeypatch.chdir(tmp_path)
+    err = io.StringIO()
+    with (
+        contextlib.redirect_stdout(io.StringIO()),
+        contextlib.redirect_stderr(err),
+        pytest.raises(SystemExit) as done,
+    ):
+        main([*command, "--cache-dir", value])
+    assert done.value.code == 2
+    assert err.getvalue().count("\n") == 1 and "an empty folder name would put the cache in the " \
+        "working folder; give a folder" in err.getvalue()  # fmt: skip
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_json_lines_stay_one_line_a_record_under_splitlines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """U+2028, U+2029 and U+0085 are line breaks to ``str.splitlines()`` that JSON may keep raw:
+    ``chunk`` and the export (:func:`explorer.export.to_jsonl`, the app's download) write them
+    as escapes, so one record is one line to every reader, and reads back as the same text."""
+    from explorer.chunking.splitters import ChunkSettings, split
+    from explorer.config import Config
+    from explorer.documents.load import load_path
+    from explorer.export import records, to_jsonl
+
+    src = tmp_path / "breaks.md"
+    text = "# Breaks\n\n" + "One\u2028two\u2029three. " * 40 + "A next line\x85mark.\n"
+    src.write_text(text, encoding="utf-8")
+    args = ["chunk", str(src), "--splitter", "fixed", "--unit", "chars", "--size", "200"]
+    assert main([*args, "--overlap", "0", "--no-cache"]) == 0
+    printed = capsys.readouterr().out
+    doc = load_path(src)
+    lines = printed.splitlines()
+    assert len(lines) == printed.count("\n") > 1
+    for line in lines:
+        record = json.loads(line)
+        assert doc.text[record["start"] : record["end"]] == record["text"]
+    assert "".join(json.loads(line)["text"] for line in lines).count("\u2028") == 40
+    assert any("\x85" in json.loads(line)["text"] for line in lines)
+    config = Config.from_spec("splitter=fixed,unit=chars,size=200,overlap=0")
+    chunks = split(doc, ChunkSettings(splitter="fixed", unit="chars", size=200, overlap=0))
+    exported = to_jsonl(records(doc, config, chunks))
+    assert len(exported.splitlines()) == len(chunks) == exported.count("\n")
+    assert [json.loads(x)["text"] for x in exported.splitlines()] == [c.text for c in chunks]

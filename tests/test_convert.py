@@ -80,7 +80,7 @@ def test_an_extra_index_column_is_ignored(tmp_path: Path) -> None:
     [
         (
             lambda r: r.update(references='[{"content": "x", "start_index": 1'),
-            r"question 2 \(c002, .*\): references is not JSON \(Expecting",
+            r"question 2 \(c002, .*\): references are not valid JSON \(line 1, column 35",
         ),
         (
             lambda r: r.update(
@@ -172,7 +172,7 @@ def test_json_lines_take_references_spans_or_exact_strings(tmp_path: Path) -> No
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("{not json", r"set\.jsonl: line 1: not JSON"),
+        ("{not json", r"set\.jsonl: line 1: not valid JSON \(line 1, column 2: Expecting"),
         ('{"question": "q", "doc": "policy.md", "evidence": ["absent words"]}',
          r"line 1: the evidence 'absent words' does not occur in policy\.md"),
         ('{"question": "q", "doc": "policy.md", "spans": [[5, 500]]}',
@@ -189,3 +189,86 @@ def test_bad_json_lines_are_named(tmp_path: Path, line: str, message: str) -> No
     src.write_text(line + "\n", encoding="utf-8")
     with pytest.raises(QuerySetError, match=message):
         convert_jsonl(src, tmp_path)
+
+
+SECRET = "TOP SECRET hunter2: the outside file's text"
+
+
+def outside_layout(tmp_path: Path) -> tuple[Path, Path]:
+    """``tmp_path/docs`` (the documents folder, with one policy) beside ``tmp_path/outside``
+    (a secret in .txt and .md, the latter as Chroma would name a corpus)."""
+    docs, outside = tmp_path / "docs", tmp_path / "outside"
+    docs.mkdir()
+    outside.mkdir()
+    (docs / "policy.md").write_text("Refunds within seven days.\n", encoding="utf-8")
+    for suffix in (".txt", ".md"):
+        (outside / ("secret" + suffix)).write_text(SECRET + "\n", encoding="utf-8")
+    return docs, outside
+
+
+OUTSIDE_NAMES = ["../outside/secret", "ABSOLUTE/secret", "sub/../../outside/secret"]
+
+
+@pytest.mark.parametrize("name", OUTSIDE_NAMES)
+@pytest.mark.parametrize("fmt", ["jsonl", "chroma"])
+def test_a_name_that_leaves_the_documents_folder_is_refused_unread(
+    tmp_path: Path, fmt: str, name: str
+) -> None:
+    """A JSON Lines ``doc`` or a Chroma ``corpus_id`` outside the folder (``..``, absolute) is
+    refused as ``eval`` refuses it — before the file is read: nothing of it is written, and no
+    message quotes it (even a reference that does not match, which quotes the text it finds)."""
+    docs, outside = outside_layout(tmp_path)
+    name = name.replace("ABSOLUTE", str(outside))
+    good = {"question": "How long?", "doc": "policy.md", "evidence": ["seven days"]}
+    if fmt == "jsonl":
+        bad = {"question": "Secret?", "doc": name + ".txt", "evidence": ["TOP SECRET"]}
+        source = tmp_path / "set.jsonl"
+        source.write_text("".join(json.dumps(x) + "\n" for x in (good, bad)), encoding="utf-8")
+        shown = name + ".txt"
+    else:
+        refs = [{"content": "not it", "start_index": 0, "end_index": 10}]
+        rows = [
+            {"question": "How long?", "references": json.dumps(
+                [{"content": "seven days", "start_index": 15, "end_index": 25}]),
+             "corpus_id": "policy"},
+            {"question": "Secret?", "references": json.dumps(refs), "corpus_id": name},
+        ]  # fmt: skip
+        source = write_csv(tmp_path / "q.csv", rows, COLUMNS)
+        shown = name
+    out = tmp_path / "out.json"
+    code, printed, err = run("convert", fmt, str(source), str(docs), "--out", str(out))
+    assert code == 2 and not out.exists() and printed == ""
+    assert err.count("\n") == 1 and ("line 2" in err or "question 2" in err), err
+    assert f"document {shown!r} is outside the documents folder {docs}; a query set names " in err
+    assert "SECRET" not in err and "hunter2" not in err
+    code, printed, err = run(
+        "convert", fmt, str(source), str(docs), "--out", str(out), "--skip-bad"
+    )
+    assert code == 0 and "1 questions" in printed and "1 skipped" in printed
+    assert err.startswith("skipped: ") and "is outside the documents folder" in err
+    written = out.read_text(encoding="utf-8")
+    assert "SECRET" not in written + err and "hunter2" not in written + err
+    assert [q["doc"] for q in json.loads(written)] == ["policy.md"]
+
+
+def test_eval_and_convert_refuse_an_outside_name_with_the_same_message(tmp_path: Path) -> None:
+    """One rule for every command (:meth:`Workspace.inside`): the same line after the name."""
+    docs, _ = outside_layout(tmp_path)
+    name = "../outside/secret.md"
+    queries = tmp_path / "set.json"
+    queries.write_text(json.dumps([{"id": "a", "doc": name, "query": "q", "evidence": ["e"]}]))
+    jsonl = tmp_path / "set.jsonl"
+    jsonl.write_text(json.dumps({"question": "q", "doc": name, "evidence": ["e"]}) + "\n")
+    code, _, by_eval = run("eval", "--queries", str(queries), "--docs", str(docs),
+                           "--retriever", "bm25")  # fmt: skip
+    assert code == 2
+    code, _, by_convert = run("convert", "jsonl", str(jsonl), str(docs), "--out",
+                              str(tmp_path / "o.json"))  # fmt: skip
+    assert code == 2
+    refusal = f"document {name!r} is outside the documents folder {docs}; a query set names " \
+        "documents by their path inside it"  # fmt: skip
+    assert by_eval == f"error: {refusal}\n"
+    assert (
+        by_convert
+        == f"error: set.jsonl: line 1: {refusal} (--skip-bad leaves such questions out)\n"
+    )

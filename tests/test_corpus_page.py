@@ -21,15 +21,19 @@ from explorer.evaluation.reach import retrieval_map
 from explorer.workspace import Workspace
 from tests.conftest import REPO, SAMPLES
 from ui import corpus_view as cv
-from ui.answers import DEMO
+from ui.allowed import docs_from_argv
+from ui.lessons import OPENING
 from ui.sources import sample_paths
 from ui.view_state import query_keys
+
+assert OPENING is not None, "the app opens on lesson 1"
+START = OPENING.failing
+"""Lesson 1's failing setting (configuration, k, budget): the one the app opens on."""
 
 APP = str(REPO / "app.py")
 PAGE = "app_pages/corpus.py"
 EVAL_DOCS = REPO / "queries" / "docs"
-DEMO = DEMO
-CONFIG = DEMO.config.replace(retriever="bm25")
+CONFIG = START.config.replace(retriever="bm25")
 """What the Corpus page uses: the main page's configuration as it opens, with BM25."""
 
 
@@ -58,7 +62,7 @@ def samples() -> dict[str, object]:
 def corpus_answer(config: object = CONFIG) -> CorpusAnswer:
     """What the library answers over the samples (the page's opening question, k and budget)."""
     ws = Workspace(None, samples())  # type: ignore[arg-type]
-    return ws.answer(DEMO.question, DEMO.evidence, config=config, k=5, budget=1024)  # type: ignore[arg-type]
+    return ws.answer(OPENING.question, OPENING.evidence, config=config, k=5, budget=1024)  # type: ignore[arg-type]
 
 
 def test_it_opens_on_the_samples_with_their_overview() -> None:
@@ -99,7 +103,7 @@ def test_a_hit_opens_its_document_on_the_main_page_at_the_hit() -> None:
     assert at.session_state["chunk"] == other.index
     assert at.selectbox(key="source").value == other.doc  # the main page is drawn
     question = at.text_input(key=query_keys(other.doc)[0])
-    assert question.value == DEMO.question
+    assert question.value == OPENING.question
     assert at.selectbox(key="splitter").value == CONFIG.chunking.splitter
 
 
@@ -208,7 +212,7 @@ def test_the_retrieval_map_of_a_query_set_tints_the_page() -> None:
     [(["--docs", "/data/docs"], "/data/docs"), (["--docs=/x"], "/x"), (["--other"], "")],
 )
 def test_the_folder_given_on_the_command_line(argv: list[str], folder: str) -> None:
-    assert cv.docs_from_argv(argv) == folder
+    assert docs_from_argv(argv) == folder
 
 
 def test_while_the_model_cannot_embed_the_bm25_answer_is_shown(

@@ -21,7 +21,11 @@ from explorer.config import Config
 from explorer.documents.load import load_path
 from explorer.retrieval.index import CARRY
 from tests.conftest import REPO, SAMPLES
-from ui.answers import DEMO
+from ui.lessons import OPENING
+
+assert OPENING is not None, "the app opens on lesson 1"
+START = OPENING.failing
+"""Lesson 1's failing setting (configuration, k, budget): the one the app opens on."""
 
 PAGE = "app_pages/evaluate.py"
 APP = str(REPO / "app.py")
@@ -290,7 +294,7 @@ def test_sweep_renders_its_grid_and_charts() -> None:
     assert table["coverage@5"][best] == table["coverage@5"].max()
     assert list(table.columns)[:2] == ["cell", "vs best@5"]
     # a new unit brings sizes that suit it
-    assert at.selectbox(key="sw_unit").value == DEMO.config.chunking.unit  # the sidebar's
+    assert at.selectbox(key="sw_unit").value == START.config.chunking.unit  # the sidebar's
     at.selectbox(key="sw_unit").set_value("words").run()
     assert at.text_input(key="sw_sizes").value == "75, 150, 300"
 
@@ -324,7 +328,7 @@ def test_the_sweep_carry_reaches_its_cells() -> None:
 
 def test_the_sweep_fill_toggle_reaches_its_cells() -> None:
     at = open_page(query_set=[REFUND], eval_tab="Sweep", sw_sizes="64, 128", sw_overlaps="0")
-    assert at.toggle(key="sw_fill").value is DEMO.fill  # the sweep starts as the sidebar's
+    assert at.toggle(key="sw_fill").value is START.config.fill  # the sweep starts as the sidebar's
     for on in (True, False):
         at.toggle(key="sw_fill").set_value(on).run()
         at.button(key="sw_run").click().run()

@@ -13,7 +13,7 @@ from explorer.documents.load import load_document
 from explorer.errors import DocumentError
 from tests import bad_inputs
 from tests.bad_inputs import make
-from tests.conftest import SAMPLES
+from tests.conftest import REPO, SAMPLES
 
 GUIDE = "# Guide\n\nRefunds are available within seven days of purchase.\n"
 NOTES = "Shipping is free for orders over fifty euros.\n"
@@ -194,3 +194,107 @@ def test_records_are_checked() -> None:
         Loaded((doc, doc), ())
     with pytest.raises(ValueError, match="1 paths for 2 documents"):
         Loaded((doc, load_document(b"# B\n", name="b.md")), (), (Path("a.md"),))
+
+
+def test_a_link_that_leaves_the_folder_is_skipped_unread_and_one_inside_is_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 38.6: ``passwd.md -> /etc/passwd`` was loaded into the corpus, while links to
+    folders were refused. A link is judged by where it leads (one rule, leaves_folder)."""
+    from explorer.documents import folder as folder_module
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n\nroot:x:0:0 the outside file.\n")
+    d = tmp_path / "docs"
+    (d / "archive").mkdir(parents=True)
+    (d / "guide.md").write_text(GUIDE)
+    (d / "archive" / "kept.md").write_text("# Kept\n\nInside the folder, one level down.\n")
+    (d / "passwd.md").symlink_to(outside / "secret.md")  # leaves: refused
+    (d / "etc.md").symlink_to("/etc/passwd")  # leaves, by an absolute link
+    (d / "climb.md").symlink_to("../outside/secret.md")  # leaves, by a relative one
+    (d / "chain.md").symlink_to(d / "passwd.md")  # a link inside to a link that leaves
+    (d / "inner.md").symlink_to(d / "archive" / "kept.md")  # stays inside: followed
+    (d / "linked").symlink_to(outside)  # a link to a folder: refused, as before
+    (d / "archive" / "up.md").symlink_to("../../outside/secret.md")  # found recursively
+    read: list[Path] = []
+    real_read = folder_module._read
+
+    def spy(path: Path, name: str) -> bytes:
+        read.append(path)
+        return real_read(path, name)
+
+    monkeypatch.setattr(folder_module, "_read", spy)
+    loaded = load_folder(d)
+    assert loaded.names == ("guide.md", "inner.md")
+    assert loaded.document("inner.md").text.startswith("# Kept")
+    leaves = "a link to a file outside the folder; links that leave the folder are not followed"
+    assert {s.path.name: s.reason for s in loaded.skipped} == {
+        "archive": "archive: a folder inside the one given; its files are not read",
+        "chain.md": f"chain.md: {leaves}",
+        "climb.md": f"climb.md: {leaves}",
+        "etc.md": f"etc.md: {leaves}",
+        "linked": "linked: a link to a folder; links to folders are not followed",
+        "passwd.md": f"passwd.md: {leaves}",
+    }
+    assert not [p for p in read if p.name in {"passwd.md", "etc.md", "climb.md", "chain.md"}]
+    assert all("root:x" not in doc.text for doc in loaded.documents)
+
+    deep = load_folder(d, recursive=True)
+    assert deep.names == ("archive/kept.md", "guide.md")  # inner.md repeats archive/kept.md
+    reasons = {s.path.relative_to(d).as_posix(): s.reason for s in deep.skipped}
+    assert reasons["archive/up.md"] == f"archive/up.md: {leaves}"
+    assert reasons["inner.md"].startswith("inner.md: a duplicate of archive/kept.md")
+    assert all("root:x" not in doc.text for doc in deep.documents)
+
+
+def test_a_link_inside_a_linked_folder_given_is_judged_against_its_real_place(
+    tmp_path: Path,
+) -> None:
+    """The folder given may itself be a link: a file is inside when it is inside the folder's
+    real place."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "a.md").write_text(GUIDE)
+    (real / "b.md").symlink_to(real / "a.md")
+    (tmp_path / "via").symlink_to(real)
+    loaded = load_folder(tmp_path / "via")
+    assert loaded.names == ("a.md",)
+    assert [s.reason for s in loaded.skipped] == [
+        "b.md: a duplicate of a.md (the same bytes); only the first is loaded"
+    ]
+
+
+def test_a_file_given_by_its_own_path_is_read_wherever_its_link_leads(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere.md").write_text(GUIDE)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "link.md").symlink_to(tmp_path / "elsewhere.md")
+    assert load_paths([tmp_path / "sub" / "link.md"]).names == ("link.md",)
+
+
+def test_the_bundled_samples_listing_leaves_out_links_that_leave(tmp_path: Path) -> None:
+    from explorer.documents.load import documents_in
+
+    (tmp_path / "outside.md").write_text(GUIDE)
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "a.md").write_text(NOTES)
+    (d / "b.md").symlink_to(d / "a.md")
+    (d / "c.md").symlink_to(tmp_path / "outside.md")
+    assert [p.name for p in documents_in(d)] == ["a.md", "b.md"]
+
+
+def test_the_projects_own_folders_follow_the_links_the_project_made(tmp_path: Path) -> None:
+    """queries/docs is a folder of links (to the samples and the shared corpus) that the project
+    made; any other folder's links must stay inside it."""
+    from explorer.documents.model import bundled_folder, leaves_folder
+
+    bundled = REPO / "queries" / "docs"
+    assert bundled_folder(bundled) and bundled_folder(SAMPLES)
+    assert not bundled_folder(tmp_path) and not bundled_folder(REPO / "tests")
+    link = bundled / "refund-policy.md"
+    assert link.is_symlink() and not leaves_folder(link, bundled)
+    assert "refund-policy.md" in load_folder(bundled).names
+    (tmp_path / "refund-policy.md").symlink_to(link)  # the same link, in someone else's folder
+    assert leaves_folder(tmp_path / "refund-policy.md", tmp_path)
+    assert load_folder(tmp_path).names == ()

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 import ui.lessons
 from explorer import cli, resources
 from explorer.chunking.splitters import embedded_text
+from explorer.config import Config
 from explorer.documents.load import load_path
 from explorer.errors import LessonError
 from explorer.evaluation.lessons import (
@@ -31,9 +32,8 @@ from explorer.evaluation.lessons import (
 from explorer.workspace import Workspace
 from tests.conftest import REPO, SAMPLES
 from tests.test_app import APP, doc_html
-from ui.answers import DEMO
 from ui.highlights import hit_highlights
-from ui.lessons import LESSON_PROBLEMS, START_LESSON, bundled_lessons
+from ui.lessons import LESSON_PROBLEMS, OPENING, bundled_lessons, opening_view
 from ui.sources import sample_paths
 from ui.view_state import View, query_keys
 
@@ -83,15 +83,25 @@ def test_a_lesson_fails_at_its_setting_and_each_repair_completes_it(name: str) -
     assert all(o.answer.complete for o in outcomes if o.step.startswith("repair"))
 
 
-def test_the_refund_lesson_is_the_demo() -> None:
-    lesson = BY_NAME[START_LESSON or ""]
-    demo = DEMO
-    assert (lesson.doc, lesson.question, lesson.evidence) == (
-        demo.source,
-        demo.question,
-        demo.evidence,
+def test_the_app_opens_on_lesson_1_the_refund_rule_and_its_exception() -> None:
+    assert OPENING is not None and OPENING.name == "1-rule-and-exception" == next(iter(BY_NAME))
+    assert (OPENING.doc, OPENING.question, OPENING.evidence) == (
+        "refund-policy.md",
+        "How long do I have to ask for a refund?",
+        ("within seven days", "does not apply to downloaded materials"),
     )
-    assert lesson.failing == Setting(demo.config, demo.k, demo.budget)
+    fixed = Config().replace(splitter="fixed", unit="chars", size=250, overlap=0, fill=False)
+    assert OPENING.failing == Setting(fixed, 2, 512)
+    view = opening_view()
+    assert view == View.of_lesson(OPENING)
+    assert (view.source, view.config, view.k, view.budget) == ("refund-policy.md", fixed, 2, 512)
+    assert (view.lesson, view.repair, view.chunk, view.view) == (
+        OPENING.name,
+        None,
+        None,
+        "Query hits",
+    )
+    assert view.evidence.splitlines() == list(OPENING.evidence)
 
 
 def test_the_refund_lessons_hits_lack_the_exception() -> None:
@@ -309,11 +319,11 @@ def test_the_app_opens_on_the_refund_lesson_failing() -> None:
     at = AppTest.from_file(APP, default_timeout=MODEL_TIMEOUT)
     at.run()
     assert not at.exception
-    assert at.session_state["lesson"] == START_LESSON
-    assert at.session_state["source"] == DEMO.source
+    assert at.session_state["lesson"] == OPENING.name
+    assert at.session_state["source"] == OPENING.doc
     assert verdict_kinds(at) == (0, 1)
     assert any("At the failing setting" in m.value for m in at.markdown)
-    assert at.query_params["lesson"] == START_LESSON
+    assert at.query_params["lesson"] == OPENING.name
 
 
 @pytest.mark.parametrize("name", NAMES)

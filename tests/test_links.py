@@ -8,9 +8,13 @@ from streamlit.testing.v1 import AppTest
 from explorer.config import Config
 from tests.conftest import REPO
 from tests.test_app import upload
-from ui.answers import DEMO
+from ui.lessons import OPENING
 from ui.settings import config_of
 from ui.view_state import query_keys
+
+assert OPENING is not None, "the app opens on lesson 1"
+START = OPENING.failing
+"""Lesson 1's failing setting (configuration, k, budget): the one the app opens on."""
 
 APP = str(REPO / "app.py")
 
@@ -29,8 +33,8 @@ def test_the_start_page_writes_its_view_into_the_url() -> None:
     params = at.query_params
     assert params["doc"] == "refund-policy.md"
     assert Config.from_spec(params["config"]) == Config().replace(retriever="bm25")
-    assert params["q"] == DEMO.question
-    assert params["e"].splitlines() == list(DEMO.evidence)
+    assert params["q"] == OPENING.question
+    assert params["e"].splitlines() == list(OPENING.evidence)
 
 
 def test_a_link_round_trips_through_a_new_session() -> None:
@@ -99,7 +103,7 @@ def test_a_link_with_bad_settings_says_so_and_opens_the_start() -> None:
     at = run({"config": "size=10,overlap=50", "k": "many"})
     (note,) = [w.value for w in at.warning if "settings cannot be used" in w.value]
     assert "overlap (50) must be smaller than size (10)" in note
-    assert at.session_state["k"] == DEMO.k
+    assert at.session_state["k"] == START.k
 
 
 def test_an_a_b_link_reopens_both_configurations() -> None:

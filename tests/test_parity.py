@@ -22,12 +22,15 @@ from streamlit.testing.v1 import AppTest
 from explorer.cli import main
 from explorer.config import Config
 from tests.conftest import REPO, SAMPLES
-from ui.answers import DEMO
+from ui.lessons import OPENING
 from ui.settings import TOP_K_MAX, state_of
 from ui.view_state import query_keys
 
+assert OPENING is not None, "the app opens on lesson 1"
+START = OPENING.failing
+"""Lesson 1's failing setting (configuration, k, budget): the one the app opens on."""
+
 APP = str(REPO / "app.py")
-DEMO = DEMO
 
 
 @dataclass(frozen=True)
@@ -56,13 +59,15 @@ def _table_case() -> Case:
 
 
 CASES = [
-    Case("demo-failing", DEMO.source, DEMO.question, DEMO.evidence, DEMO.config, DEMO.k, None),
+    Case(
+        "demo-failing", OPENING.doc, OPENING.question, OPENING.evidence, START.config, START.k, None
+    ),
     Case(
         "demo-filled",
-        DEMO.source,
-        DEMO.question,
-        DEMO.evidence,
-        DEMO.config.replace(fill=True),
+        OPENING.doc,
+        OPENING.question,
+        OPENING.evidence,
+        START.config.replace(fill=True),
         TOP_K_MAX,
         512,
     ),
@@ -179,5 +184,5 @@ def test_app_query_and_eval_give_the_same_answer(case: Case, tmp_path: Path) -> 
 def test_the_demo_fails_at_its_start_and_filling_repairs_it() -> None:
     """The cases above are the demo's two states, as the app opens and after one move."""
     failing, filled = CASES[0], CASES[1]
-    assert failing.config == DEMO.config and not failing.config.fill
+    assert failing.config == START.config and not failing.config.fill
     assert filled.config.fill and filled.budget == 512

@@ -31,7 +31,7 @@ from explorer.workspace import ask
 from tests.conftest import REPO, SAMPLES, answer_one, make_chunks, make_doc
 from tests.test_app import APP, FIRST, doc_html, errors, open_app, picker, upload
 from ui import render, render_markdown, render_pdf
-from ui.answers import DEMO, context_note, evidence_phrases, evidence_rows, hit_rows
+from ui.answers import context_note, evidence_phrases, evidence_rows, hit_rows
 from ui.highlights import (
     CONTEXT_COLOR,
     EVIDENCE_COVERED,
@@ -40,10 +40,14 @@ from ui.highlights import (
     fill_highlights,
     subtract,
 )
+from ui.lessons import OPENING
 from ui.settings import PERCENTILE_HELP
 from ui.view_state import query_keys
 
-DEMO = DEMO
+assert OPENING is not None, "the app opens on lesson 1"
+START = OPENING.failing
+"""Lesson 1's failing setting (configuration, k, budget): the one the app opens on."""
+
 MODEL_TIMEOUT = 180  # the first run loads sentence-transformers and the model (~15 s cold)
 MANUAL = "field-manual.pdf"
 MANUAL_QUESTION = "How long can I keep a water sample before testing it?"
@@ -128,14 +132,16 @@ def demo_verdict() -> str:
     """What the library says at the demo's settings with the real model (hybrid)."""
     from explorer.retrieval.embeddings import embedder
 
-    doc = load_path(SAMPLES / DEMO.source)
-    chunks = split(doc, DEMO.settings)
+    doc = load_path(SAMPLES / OPENING.doc)
+    chunks = split(doc, START.config.chunking)
     index = ChunkIndex(chunks, embedder=embedder(), doc=doc, dense="passages")  # the app's default
-    ranking = index.rank(DEMO.question, DEMO.retriever, carry=CARRY)  # carry is on at the start
-    pieces = context_pieces(ranking[: DEMO.k], chunks, doc=doc)
+    ranking = index.rank(
+        OPENING.question, START.config.retriever, carry=CARRY
+    )  # carry is on at the start
+    pieces = context_pieces(ranking[: START.k], chunks, doc=doc)
     spans = [(p.start, p.end) for p in pieces]
-    results = evidence.check(DEMO.evidence, doc.text, chunks, ranking, context=spans)
-    limits = evidence.Limits(DEMO.k, DEMO.budget, taken=DEMO.k)  # the top 2 fit the budget
+    results = evidence.check(OPENING.evidence, doc.text, chunks, ranking, context=spans)
+    limits = evidence.Limits(START.k, START.budget, taken=START.k)  # the top 2 fit the budget
     cut = [replace(r, cut_by=limits.cut(r.best_rank) if r.found and not r.covered else None)
            for r in results]  # fmt: skip
     return evidence.Verdict(tuple(cut), limits).sentence()
@@ -144,8 +150,8 @@ def demo_verdict() -> str:
 def test_the_refund_demo_fails_at_once_and_one_move_repairs_it(demo_verdict: str) -> None:
     at = open_app(timeout=MODEL_TIMEOUT)  # as a person opens it: hybrid, the real model
     assert_no_exception(at)
-    assert question_box(at).value == DEMO.question
-    assert evidence_box(at).value.splitlines() == list(DEMO.evidence)
+    assert question_box(at).value == OPENING.question
+    assert evidence_box(at).value.splitlines() == list(OPENING.evidence)
     assert at.selectbox(key="retriever").value == "hybrid"
     assert (at.selectbox(key="splitter").value, at.slider(key="size").value) == ("fixed", 250)
     [shown] = [e.value for e in at.error]
@@ -196,16 +202,16 @@ def test_the_refund_demo_fails_at_once_and_one_move_repairs_it(demo_verdict: str
 def test_dense_retrieval_matches_the_library(model_embedder) -> None:  # type: ignore[no-untyped-def]
     at = open_app(timeout=MODEL_TIMEOUT, retriever="dense")
     doc = load_path(SAMPLES / FIRST)
-    chunks = split(doc, DEMO.settings)
+    chunks = split(doc, START.config.chunking)
     index = ChunkIndex(chunks, embedder=model_embedder, doc=doc, dense="passages")
-    want = index.search(DEMO.question, "dense", DEMO.k, carry=CARRY)
+    want = index.search(OPENING.question, "dense", START.k, carry=CARRY)
     table = hits_table(at)
     assert list(table["chunk"]) == [h.index for h in want]
     assert list(table["score"]) == pytest.approx([h.score for h in want], abs=1e-5)
     # with each chunk embedded whole instead
     at.radio(key="dense").set_value("chunks").run()
     whole = ChunkIndex(chunks, embedder=model_embedder).search(
-        DEMO.question, "dense", DEMO.k, carry=CARRY
+        OPENING.question, "dense", START.k, carry=CARRY
     )
     table = hits_table(at)
     assert list(table["chunk"]) == [h.index for h in whole]
@@ -217,7 +223,7 @@ def test_dense_retrieval_matches_the_library(model_embedder) -> None:  # type: i
 
 def test_hits_are_ranked_and_drawn_with_rank_badges(bm25: AppTest) -> None:
     at = bm25
-    _, chunks, ranking = library_ranking(DEMO.question, DEMO.settings)
+    _, chunks, ranking = library_ranking(OPENING.question, START.config.chunking)
     table = hits_table(at)
     assert list(table["rank"]) == [1, 2]
     assert list(table["chunk"]) == [h.index for h in ranking[:2]]
@@ -247,7 +253,7 @@ def test_top_k_slider(bm25: AppTest) -> None:
 def test_heat_view_tints_every_chunk_by_score(bm25: AppTest) -> None:
     bm25.radio(key="view").set_value("Heat").run()
     assert_no_exception(bm25)
-    _, chunks, ranking = library_ranking(DEMO.question, DEMO.settings)
+    _, chunks, ranking = library_ranking(OPENING.question, START.config.chunking)
     html = doc_html(bm25)
     assert len(rank_badges(html)) == len(chunks)
     best, worst = ranking[0], ranking[-1]
@@ -272,7 +278,7 @@ def test_merge_sends_shared_text_once(bm25: AppTest) -> None:
     assert_no_exception(at)
     apart = next(m.value for m in at.markdown if m.value.startswith("An LLM would receive"))
 
-    doc, chunks, ranking = library_ranking(DEMO.question, DEMO.settings)
+    doc, chunks, ranking = library_ranking(OPENING.question, START.config.chunking)
     count = get_measure("tokens").count
     for merge, note in ((True, merged), (False, apart)):
         pieces = context_pieces(ranking[:2], chunks, neighbours=1, doc=doc, merge=merge)
@@ -298,7 +304,7 @@ def test_neighbours_and_section_draw_the_added_context(bm25: AppTest) -> None:
 def test_a_new_question_reranks(bm25: AppTest) -> None:
     question_box(bm25).set_value("Are shipping costs refunded?").run()
     assert_no_exception(bm25)
-    _, chunks, ranking = library_ranking("Are shipping costs refunded?", DEMO.settings)
+    _, chunks, ranking = library_ranking("Are shipping costs refunded?", START.config.chunking)
     assert list(hits_table(bm25)["chunk"]) == [h.index for h in ranking[:2]]
     assert "Shipping costs are not" in " ".join(chunks[ranking[0].index].text.split())
 
@@ -306,7 +312,7 @@ def test_a_new_question_reranks(bm25: AppTest) -> None:
 def test_the_heading_prefix_changes_what_is_retrieved(bm25: AppTest) -> None:
     question = "What does the policy say about subscriptions?"
     doc = load_path(SAMPLES / FIRST)
-    chunks = split(doc, DEMO.settings)
+    chunks = split(doc, START.config.chunking)
     plain = ChunkIndex(chunks).search(question, "bm25", 2, carry=CARRY)
     prefixed = ChunkIndex(chunks, heading_prefix=True).search(question, "bm25", 2, carry=CARRY)
     assert [h.index for h in plain] != [h.index for h in prefixed]
@@ -318,7 +324,7 @@ def test_the_heading_prefix_changes_what_is_retrieved(bm25: AppTest) -> None:
 
 
 def test_selecting_a_hit_outlines_it_and_says_its_rank(bm25: AppTest) -> None:
-    _, _, ranking = library_ranking(DEMO.question, DEMO.settings)
+    _, _, ranking = library_ranking(OPENING.question, START.config.chunking)
     bm25.button(key="jump_1").click().run()
     assert_no_exception(bm25)
     assert picker(bm25).value == ranking[0].index
@@ -333,11 +339,11 @@ def test_selecting_a_hit_outlines_it_and_says_its_rank(bm25: AppTest) -> None:
 
 def test_evidence_table_says_where_each_phrase_is(bm25: AppTest) -> None:
     rows = evidence_table(bm25).to_dict("records")
-    doc, chunks, ranking = library_ranking(DEMO.question, DEMO.settings)
+    doc, chunks, ranking = library_ranking(OPENING.question, START.config.chunking)
     spans = [(p.start, p.end) for p in context_pieces(ranking[:2], chunks, doc=doc)]
-    results = evidence.check(DEMO.evidence, doc.text, chunks, ranking, context=spans)
+    results = evidence.check(OPENING.evidence, doc.text, chunks, ranking, context=spans)
     assert rows == evidence_rows(results)
-    assert [r["phrase"] for r in rows] == list(DEMO.evidence)
+    assert [r["phrase"] for r in rows] == list(OPENING.evidence)
     # and the verdict is the library's sentence, in a success box: with the carry, BM25 retrieves
     # both phrases
     assert all(r.covered for r in results)
@@ -390,7 +396,7 @@ def test_each_document_keeps_its_own_question(bm25: AppTest) -> None:
     assert not [r for r in at.radio if r.key == "view"]  # no hits to show: chunks only
     at.selectbox(key="source").set_value(FIRST).run()
     assert question_box(at).value == "Are shipping costs refunded?"
-    assert evidence_box(at).value.splitlines() == list(DEMO.evidence)
+    assert evidence_box(at).value.splitlines() == list(OPENING.evidence)
 
 
 def test_pdf_hits_turn_to_their_page_and_jump_buttons(bm25: AppTest) -> None:
@@ -429,16 +435,16 @@ def test_a_model_that_cannot_load_gives_one_error_and_bm25_still_works(
     assert "cannot load embedding model" in message and "not-a-model" in message
     assert "bm25 works without it (its answer is shown above)" in message
     # the BM25 answer drawn before the model was tried stays: its verdict and its hits
-    _, _, bm25_alone = library_ranking(DEMO.question, DEMO.settings)
-    assert list(hits_table(at)["chunk"]) == [h.index for h in bm25_alone[: DEMO.k]]
+    _, _, bm25_alone = library_ranking(OPENING.question, START.config.chunking)
+    assert list(hits_table(at)["chunk"]) == [h.index for h in bm25_alone[: START.k]]
     assert any(c.value.startswith("**BM25 answer** while the model embeds") for c in at.caption)
     lexical = ask(
         load_path(SAMPLES / FIRST),
-        DEMO.question,
-        DEMO.evidence,
-        config=DEMO.config.replace(retriever="bm25"),
-        k=DEMO.k,
-        budget=DEMO.budget,
+        OPENING.question,
+        OPENING.evidence,
+        config=START.config.replace(retriever="bm25"),
+        k=START.k,
+        budget=START.budget,
     )
     assert lexical.verdict is not None
     shown = "success" if lexical.complete else "error"
@@ -447,7 +453,7 @@ def test_a_model_that_cannot_load_gives_one_error_and_bm25_still_works(
     assert int(next(m.value for m in at.metric if m.label == "Chunks")) > 0  # still usable
     at.selectbox(key="retriever").set_value("bm25").run()
     assert_no_exception(at)
-    assert len(hits_table(at)) == DEMO.k
+    assert len(hits_table(at)) == START.k
 
 
 def test_semantic_splitter_has_a_percentile_slider(model_embedder) -> None:  # type: ignore[no-untyped-def]
@@ -458,7 +464,7 @@ def test_semantic_splitter_has_a_percentile_slider(model_embedder) -> None:  # t
     assert slider.help == PERCENTILE_HELP
     doc = load_path(SAMPLES / FIRST)
     settings = ChunkSettings(
-        "semantic", DEMO.settings.unit, DEMO.settings.size, percentile=80, overlap=0
+        "semantic", START.config.chunking.unit, START.config.chunking.size, percentile=80, overlap=0
     )
     slider.set_value(80).run()
     assert_no_exception(at)
@@ -517,8 +523,8 @@ def test_heat_colours_run_along_the_scale() -> None:
 
 def test_context_highlights_are_the_widened_parts_only() -> None:
     doc = load_path(SAMPLES / FIRST)
-    chunks = split(doc, DEMO.settings)
-    _, _, ranking = library_ranking(DEMO.question, DEMO.settings)
+    chunks = split(doc, START.config.chunking)
+    _, _, ranking = library_ranking(OPENING.question, START.config.chunking)
     hits = ranking[:1]
     pieces = context_pieces(hits, chunks, neighbours=1, doc=doc)
     added = context_highlights(pieces, hits, chunks, doc.text)
@@ -773,8 +779,10 @@ and filling it takes in part of it, not all."""
 
 def test_fill_to_budget_brings_the_phrase_just_past_the_top_hit() -> None:
     at = open_app(retriever="bm25")
-    assert at.toggle(key="fill").value is DEMO.fill  # off at the start: the demo fails at once
-    assert at.selectbox(key="budget").value == DEMO.budget
+    assert (
+        at.toggle(key="fill").value is START.config.fill
+    )  # off at the start: the demo fails at once
+    assert at.selectbox(key="budget").value == START.budget
     upload(at, "returns.md", LONG_RETURNS.encode())  # an upload opens on the recommended ones
     assert at.toggle(key="fill").value is True
     settings = {"splitter": "sentence", "unit": "words", "size": 15, "overlap": 0, "k": 1}

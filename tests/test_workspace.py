@@ -177,10 +177,22 @@ def test_a_query_set_cannot_name_a_file_outside_the_documents_folder(
         ws.document(name)
 
 
-def test_links_the_folder_owner_made_inside_it_are_followed(tmp_path: Path) -> None:
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "policy.md").symlink_to(SAMPLES / "refund-policy.md")
-    (tmp_path / "docs" / "sub").mkdir()
-    ws = Workspace(tmp_path / "docs")
-    assert ws.document("policy.md").text == ws.document("sub/../policy.md").text
-    assert "refund" in ws.document("policy.md").text.lower()
+def test_a_query_set_follows_links_as_loading_the_folder_does(tmp_path: Path) -> None:
+    """One rule for links (explorer.documents.model.leaves_folder): one that stays inside the
+    folder is followed, one that leaves it is refused, whoever made it (issue 38.6)."""
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "sub" / "real.md").write_text("# Real\n\nInside the folder.\n")
+    (docs / "inner.md").symlink_to(docs / "sub" / "real.md")
+    (docs / "policy.md").symlink_to(SAMPLES / "refund-policy.md")
+    ws = Workspace(docs)
+    assert ws.document("inner.md").text == ws.document("sub/../inner.md").text
+    assert "Inside the folder." in ws.document("inner.md").text
+    with pytest.raises(QuerySetError, match="is a link that leaves the documents folder"):
+        ws.document("policy.md")
+    loaded = ws.load_folder(docs)
+    assert "inner.md" in loaded.names and "policy.md" not in loaded.names
+    assert [s.reason for s in loaded.skipped if s.path.name == "policy.md"] == [
+        "policy.md: a link to a file outside the folder; links that leave the folder are not "
+        "followed"
+    ]

@@ -1,74 +1,16 @@
-"""The query panel as plain functions: the evidence boxes, the hit and evidence rows, what the
-LLM would receive, and the refund demo the app opens on."""
+"""The query panel as plain functions: the evidence boxes, the hit and evidence rows, where the
+ranking was cut, and what the LLM would receive."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from explorer.answer import Answer
-from explorer.chunking.splitters import (
-    Chunk,
-    ChunkSettings,
-)
-from explorer.config import Config
+from explorer.chunking.splitters import Chunk
 from explorer.retrieval.evidence import Evidence, ordinal
-from explorer.retrieval.index import (
-    Hit,
-)
+from explorer.retrieval.index import Hit
 from ui.chunk_view import pages_label
-from ui.view_state import View
-
-
-@dataclass(frozen=True, slots=True)
-class Demo:
-    """A sample that opens with a question the starting settings fail to answer in full.
-
-    ``config``, ``k`` and ``budget`` are the app's starting values; ``hint`` says which one move
-    repairs the answer (each is checked with the real model in ``tests/test_query_panel.py``).
-    """
-
-    source: str
-    question: str
-    evidence: tuple[str, ...]
-    config: Config
-    k: int
-    budget: int | None
-    hint: str
-
-    def view(self) -> View:
-        """The main page's view of the demo: its document, question, evidence and setting."""
-        return View.asking(self.source, self.question, self.evidence, self)
-
-    @property
-    def settings(self) -> ChunkSettings:
-        return self.config.chunking
-
-    @property
-    def retriever(self) -> str:
-        return self.config.retriever
-
-    @property
-    def fill(self) -> bool:
-        return self.config.fill
-
-
-DEMO = Demo(
-    source="refund-policy.md",
-    question="How long do I have to ask for a refund?",
-    evidence=("within seven days", "does not apply to downloaded materials"),
-    # Fill to budget starts off: at every budget offered it brings the exception in too (the
-    # whole policy is 637 tokens), so the demo would open answered.
-    config=Config().replace(splitter="fixed", unit="chars", size=250, overlap=0, fill=False),
-    k=2,
-    budget=512,
-    hint=(
-        "Fixed 250-character windows cut the refund rule from its exception, so the top 2 hits "
-        "hold the rule but not the exception. One move repairs it: switch the splitter to "
-        "**sentence**, set **Neighbours** to 1, or turn on **Fill to budget**."
-    ),
-)
 
 
 def evidence_phrases(text: str) -> list[str]:

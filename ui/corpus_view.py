@@ -4,7 +4,6 @@ document at a hit on the main page. No Streamlit here, so every piece is tested 
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,18 +24,6 @@ NEVER_COLOR = "#9aa5b1"
 """Text no question of the set reaches (grey: nothing there for the set's questions)."""
 ALWAYS_COLOR = "#e15759"
 """Chunks retrieved for many questions they do not answer (red: they crowd others out)."""
-
-
-def docs_from_argv(argv: Sequence[str] | None = None) -> str:
-    """The folder given to the app on its command line (``streamlit run app.py -- --docs DIR``),
-    or ``""``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    for n, arg in enumerate(args):
-        if arg == "--docs" and n + 1 < len(args):
-            return args[n + 1]
-        if arg.startswith("--docs="):
-            return arg.split("=", 1)[1]
-    return ""
 
 
 def overview_rows(

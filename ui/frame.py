@@ -16,11 +16,12 @@ from streamlit.delta_generator import DeltaGenerator
 
 from explorer.documents.model import Document
 from explorer.workspace import Workspace
-from ui.answers import DEMO
-from ui.lessons import LESSONS, START_LESSON, lesson_view
+from ui.lessons import LESSONS, opening_view
 from ui.sources import SAMPLES_DIR, sample_paths
 from ui.view_state import View
 
+EXPLORE = "app_pages/explore.py"
+"""The Explore page, where the other pages hand a view over (:func:`streamlit.switch_page`)."""
 KEEP_DOCUMENTS = 256
 """Documents the app's workspace keeps the work of (all sessions together)."""
 MAIN_DEFAULTS: dict[str, Any] = {
@@ -58,12 +59,6 @@ def workspace() -> Workspace:
     return ws
 
 
-def start_view() -> View:
-    """What the app opens on without a link: the refund lesson at its failing setting."""
-    lesson = LESSONS.get(START_LESSON or "")
-    return lesson_view(lesson) if lesson is not None else DEMO.view()
-
-
 def start_session() -> None:
     """Once per session: the view a link names (else the start), and the main page's state."""
     state = st.session_state
@@ -72,7 +67,7 @@ def start_session() -> None:
     state.session_started = True
     opened = View.from_params(
         st.query_params.to_dict(),
-        start=start_view(),
+        start=opening_view(),
         samples={p.name for p in sample_paths()},
         lessons=LESSONS,
     )

@@ -1,5 +1,6 @@
-"""The boundary lessons as the app offers them: those that fit its widgets, the view of each of
-their steps, where the main page stands in one, and presentation mode."""
+"""The boundary lessons as the app offers them: those that fit its widgets, the one the app opens
+on (lesson 1), where the main page stands in one, and presentation mode. The view of a lesson's
+step is :meth:`ui.view_state.View.of_lesson`."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from explorer.evaluation.lessons import Lesson, Setting, read_lessons
-from ui.answers import DEMO
 from ui.safe import md_text
 from ui.settings import BUDGETS, NEIGHBOURS_MAX, TOP_K_MAX, describe_config
 from ui.sources import SAMPLES_DIR, sample_paths
@@ -15,10 +15,8 @@ from ui.view_state import View
 
 
 def starting_query(source: str) -> tuple[str, str]:
-    """The question and evidence box contents a document opens with: the demo's, else the first
-    lesson's on that document, else empty."""
-    if source == DEMO.source:
-        return DEMO.question, "\n".join(DEMO.evidence)
+    """The question and evidence box contents a document opens with: the first lesson's on that
+    document (for the opening document, lesson 1's), else empty."""
     lesson = next((a for a in LESSONS.values() if a.doc == source), None)
     if lesson is not None:
         return lesson.question, "\n".join(lesson.evidence)
@@ -72,24 +70,18 @@ LESSONS, LESSON_PROBLEMS = bundled_lessons()
 """The bundled lessons by name (in file-name order) and the files that could not be used."""
 
 
-START_LESSON = next(
-    (n for n, a in LESSONS.items() if a.doc == DEMO.source and a.question == DEMO.question), None
-)
-"""The lesson the app opens on: the refund demo's."""
+OPENING: Lesson | None = next(iter(LESSONS.values()), None)
+"""The lesson the app opens on: lesson 1, the first in file-name order ("A rule and its
+exception": the refund policy at fixed 250-character windows, top 2, a 512-token budget)."""
 
 
-def lesson_view(lesson: Lesson, repair: int | None = None) -> View:
-    """The main page's view of ``lesson`` at its failing setting, or after repair ``repair``
-    (from 1): its document, question, evidence and settings; no chunk selected, hits shown."""
-    setting = lesson.failing if not repair else lesson.repaired(repair)
-    return View.asking(
-        lesson.doc,
-        lesson.question,
-        lesson.evidence,
-        setting,
-        lesson=lesson.name,
-        repair=repair or None,
-    )
+def opening_view() -> View:
+    """What the app opens on without a link: lesson 1 at its failing setting (were no lesson
+    usable, the first sample at the recommended configuration)."""
+    if OPENING is not None:
+        return View.of_lesson(OPENING)
+    samples = sample_paths()
+    return View(samples[0].name if samples else "")
 
 
 def lesson_step(

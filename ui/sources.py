@@ -1,9 +1,9 @@
-"""Where the app's documents come from: the bundled samples, uploads (their size limit, the last
-few kept), and folders (a fingerprint that changes when their files do)."""
+"""The documents the app offers: the bundled samples (and the project's query set, which the
+Evaluate page starts with), and a visitor's uploads: the types taken, the size limit, the last
+few kept. (What the app may read on the machine, folders and models, is :mod:`ui.allowed`'s.)"""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -42,20 +42,6 @@ def check_upload_size(name: str, n_bytes: int, *, limit_mb: int) -> None:
             f"{limit_mb} MB. Split the document or raise server.maxUploadSize in "
             ".streamlit/config.toml"
         )
-
-
-def folder_fingerprint(folder: Path) -> str:
-    """A short hash of the names, sizes and modification times of the files in ``folder``: it
-    changes when a file there is added, removed or rewritten."""
-    entries = []
-    for p in sorted(folder.iterdir()) if folder.is_dir() else []:
-        try:
-            stat = p.stat()
-        except OSError:
-            continue
-        if p.is_file():
-            entries.append(f"{p.name}\0{stat.st_size}\0{stat.st_mtime_ns}")
-    return hashlib.sha256("\n".join(entries).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 KEEP_UPLOADS = 5

@@ -1,6 +1,7 @@
-"""The table audit in the main page's diagnostics: its figures, cached per document and chunking
-(it costs 25–70 ms a run on a big file), and a filter that lists and tints only the chunks that
-split a table, cut a row, or continue a table without its header row."""
+"""The table audit in the main page's diagnostics: its figures (the audit is the workspace's,
+:meth:`explorer.workspace.Workspace.table_audit`, made once per document and chunking: it costs
+25–70 ms on a big file), and a filter that lists and tints only the chunks that split a table,
+cut a row, or continue a table without its header row."""
 
 from __future__ import annotations
 
@@ -8,9 +9,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from explorer.chunking.splitters import Chunk
-from explorer.chunking.tables import TABLE_PROBLEMS, TableAudit, table_audit_by_chunk
-from explorer.documents.model import Document
+from explorer.chunking.tables import TABLE_PROBLEMS, TableAudit
 
 ALL = "all chunks"
 FILTERS = {
@@ -22,15 +21,6 @@ FILTERS = {
 """The filter's choices and the problem code each keeps (None: every chunk)."""
 
 KEY = "table_filter"
-
-
-@st.cache_resource(max_entries=16, show_spinner=False)
-def table_audit_of(
-    doc_key: str, chunking_key: str, _doc: Document, _chunks: list[Chunk]
-) -> tuple[TableAudit, dict[int, frozenset[str]]]:
-    """The table audit and each chunk's table problems, per document and chunking (what-if
-    edits included in ``chunking_key``), as :func:`diagnosis_of` caches the diagnostics."""
-    return table_audit_by_chunk(_doc, _chunks)
 
 
 def kept(problems: dict[int, frozenset[str]], choice: str | None) -> frozenset[int] | None:

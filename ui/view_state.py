@@ -6,15 +6,16 @@ that knows which widget shows which part of it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from explorer.chunking.adapters import regex_options
 from explorer.chunking.edits import decode_edits, encode_edits
 from explorer.config import Config
 from explorer.errors import ExplorerError
-from ui.places import check_config
+from ui.allowed import check_config
 from ui.settings import BUDGETS, TOP_K_MAX, config_of, state_of
 
 if TYPE_CHECKING:
@@ -65,14 +66,21 @@ class View:
         return replace(self, **changes)
 
     @classmethod
-    def asking(
-        cls, source: str, question: str, evidence: Sequence[str], setting: Any, **more: Any
-    ) -> View:
-        """The view of ``question`` about ``source`` with its evidence phrases, at ``setting``
-        (a configuration, k and budget: a lesson's :class:`~explorer.evaluation.lessons.Setting`
-        or the demo)."""
-        return cls(source, setting.config, question, "\n".join(evidence), setting.k,
-                   setting.budget, **more)  # fmt: skip
+    def of_lesson(cls, lesson: Lesson, repair: int | None = None) -> View:
+        """The view of ``lesson`` at its failing setting, or after repair ``repair`` (from 1):
+        its document, question, evidence (a phrase a line) and setting; no chunk selected, hits
+        shown."""
+        setting = lesson.failing if not repair else lesson.repaired(repair)
+        return cls(
+            lesson.doc,
+            setting.config,
+            lesson.question,
+            "\n".join(lesson.evidence),
+            setting.k,
+            setting.budget,
+            lesson=lesson.name,
+            repair=repair or None,
+        )
 
     # ------------------------------------------------------------------ session state
 
@@ -177,8 +185,6 @@ class View:
         not a sample (an upload, which a link cannot carry) is kept as ``waiting``: shown when a
         file of that name is uploaded.
         """
-        from ui.lessons import lesson_view
-
         if not params:
             return Opened(start)
         notes = []
@@ -189,7 +195,7 @@ class View:
             notes.append(f"There is no lesson {name!r} here; the link's own settings are shown.")
         if lesson is not None:
             repair = _whole(_one(params, "repair"), 0, len(lesson.repairs))
-            view = lesson_view(lesson, repair or None)
+            view = cls.of_lesson(lesson, repair or None)
             view = _view_params(params, view, notes).replace(present=present)
             return Opened(view, _note(notes))
         source = _one(params, "doc")
@@ -198,7 +204,17 @@ class View:
         view = (View(source) if source is not None else start).replace(present=present)
         spec = _one(params, "config") or ""
         try:
-            view = view.replace(config=check_config(Config.from_spec(spec)))
+            config = check_config(Config.from_spec(spec))
+            regexes = regex_options(config.chunking)
+            if regexes:  # never run: one can keep the whole server busy for minutes
+                kept = {k: v for k, v in config.chunking.options if k not in regexes}
+                config = config.replace(options=kept)
+                notes.append(
+                    f"The link's regular expression in {' and '.join(regexes)} was left out "
+                    "(the default is used): a link may not set one, as a pattern can keep the "
+                    "app busy for minutes. One you set yourself runs under a time limit."
+                )
+            view = view.replace(config=config)
         except ExplorerError as exc:
             notes.append(
                 f"The link's settings cannot be used ({exc}); the starting ones are shown."

@@ -27,7 +27,7 @@ from explorer.retrieval.embeddings import BUNDLED
 from explorer.retrieval.evidence import Verdict
 from explorer.retrieval.index import CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS
 from explorer.workspace import Pending, Workspace
-from ui import places, settings
+from ui import allowed, settings
 from ui.safe import md_text
 
 Kind = Literal["success", "error", "warning", "info"]
@@ -465,7 +465,7 @@ def configuration(p: str = "") -> Config | None:
     """The configuration the widgets under ``p`` show (None, with the reason shown, if bad or
     if it names a model the app may not read)."""
     try:
-        return places.check_config(settings.config_of(st.session_state, prefix=p))
+        return allowed.check_config(settings.config_of(st.session_state, prefix=p))
     except ExplorerError as exc:
         message("error", str(exc))
         return None

@@ -2,7 +2,7 @@
 
 An index keyed by content (a vector per embedded text, as the lasting embedding index keeps
 them) re-embeds a new version's chunk exactly when the text it embeds for that chunk
-(:func:`~explorer.chunking.splitters.embedded_text`) is not among the texts it embedded for the
+(:func:`~explorer.chunking.records.embedded_text`) is not among the texts it embedded for the
 old version. That share of the new version's chunks is the *churn* of an edit.
 
 Fixed windows cut at offsets counted from the start, so one paragraph inserted near the top
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.chunking.splitters import WITHOUT_OVERLAP, Chunk, embedded_text
+from explorer.chunking.records import Chunk, embedded_text, takes_overlap
 from explorer.errors import SettingsError
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def splitter_config(config: Config, splitter: str) -> Config:
     settings = config.chunking
     if splitter == settings.splitter:
         return config
-    overlap = 0 if splitter in WITHOUT_OVERLAP else settings.overlap
+    overlap = settings.overlap if takes_overlap(splitter) else 0
     return config.replace(splitter=splitter, overlap=overlap, options=())
 
 

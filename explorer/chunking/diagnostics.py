@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from explorer.chunking import sentences
 from explorer.chunking.measures import MODEL_WINDOW, Measure, count_each, get_measure
-from explorer.chunking.splitters import Chunk, embedded_text
+from explorer.chunking.records import Chunk, embedded_text
 from explorer.documents.model import Document
 
 SPECIAL_TOKENS = 2

@@ -1,7 +1,7 @@
 """What changed between two versions of a document, chunk by chunk.
 
-Chunk ids name what a chunk is (:func:`explorer.splitters.chunk_id`), so a chunk whose text and
-heading path survive an edit keeps its id. Comparing the ids of two versions' chunks gives:
+Chunk ids name what a chunk is (:func:`explorer.chunking.records.chunk_id`), so a chunk whose
+text and heading path survive an edit keeps its id. Comparing the ids of two versions' chunks gives:
 
 * **unchanged** — a new chunk whose id is also an old chunk's id (same text, heading path,
   settings and occurrence);
@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.documents.model import Document
 from explorer.errors import DiffError
 

@@ -23,7 +23,7 @@ only the overlaps the splitter declared are held twice; ``index`` counts from 0;
 over the size limit is flagged ``oversize`` (and :func:`explorer.chunking.diagnostics.diagnose`
 finds one over the model's window) — an edit is never refused for size.
 
-Ids: a chunk's id stays :func:`~explorer.chunking.splitters.chunk_id` of its text and heading
+Ids: a chunk's id stays :func:`~explorer.chunking.records.chunk_id` of its text and heading
 path under the splitter's own settings key. So a chunk no edit touched keeps the id it has
 without edits (an export of the edited chunking diffs cleanly against the plain one) and a chunk
 an edit changed gets a new id, because its text is new; such a chunk is also flagged ``edited``.
@@ -46,16 +46,12 @@ from typing import Literal, cast
 
 from explorer.chunking import sentences
 from explorer.chunking.measures import Units
-from explorer.chunking.splitters import (
-    Chunk,
-    ChunkSettings,
-    _atomic_spans,
-    _inside,
-    chunk_ids,
-)
+from explorer.chunking.records import Chunk, ChunkSettings, chunk_ids
+from explorer.chunking.splitters import _atomic_spans, _inside
 from explorer.documents.load import trim_span
 from explorer.documents.model import Document
-from explorer.errors import EditError
+from explorer.errors import EditError, JSONTextError
+from explorer.jsontext import loads_bounded
 
 EditKind = Literal["split", "merge", "drop"]
 KINDS: tuple[EditKind, ...] = ("split", "merge", "drop")
@@ -186,14 +182,11 @@ def load_edit_file(path: str | Path) -> Edits | dict[str, Edits]:
     except OSError as exc:
         raise EditError(f"cannot read the edit file {p}: {exc.strerror or exc}") from None
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        data = loads_bounded(raw.decode("utf-8-sig"), what=f"the edit file {p}")
     except UnicodeDecodeError:
         raise EditError(f"the edit file {p} is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise EditError(
-            f"the edit file {p} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
-            f"{exc.msg})"
-        ) from None
+    except JSONTextError as exc:
+        raise EditError(f"the edit file {p} is {exc.problem}") from None
     if isinstance(data, dict) and data and set(data) <= set(KINDS):
         one = json.dumps(data)
         raise EditError(f"the edit file {p} holds one edit; write a list of edits, [{one}]")

@@ -22,7 +22,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.documents.model import Document
 
 

@@ -8,6 +8,15 @@ file says the same thing alone and in a folder. Duplicates are found by content:
 (sha256), or the same extracted text (a PDF re-saved, a ``.md`` copied to ``.txt``); the first
 file by name is kept and each duplicate names the file it repeats.
 
+A link is judged by where it leads, by the rule every listing of a folder's files follows
+(:func:`~explorer.documents.model.leaves_folder`): a link to a file that lies inside the folder
+given is followed (what it reaches is the folder's anyway; a second copy of a file loaded is
+then skipped as a duplicate), a link to a file outside it (``passwd.md -> /etc/passwd``) is
+skipped unread, saying so, and a link to a folder is never entered, wherever it leads. The
+project's own bundled folders are the exception: their links are the project's (``queries/docs``
+links to the samples and the shared corpus) and are followed. A file given by its own path, not
+found in a folder, is read wherever it is.
+
 Files are taken in name order; names starting with ``.`` (``.git``, ``.DS_Store``) are passed
 over without a word. A document's name is its path relative to the folder given, with ``/``
 between folders, so two documents of one corpus never share a name; bytes of a file name that
@@ -32,6 +41,7 @@ from explorer.documents.model import (
     Document,
     display_name,
     document_name,
+    leaves_folder,
     sha256_of,
     too_long,
 )
@@ -216,7 +226,7 @@ def _entries(path: Path, *, recursive: bool) -> Iterator[Entry]:
             f"{display_name(path)}: the folder cannot be read ({exc.strerror})"
         ) from None
     for relative in found:
-        yield _entry(path / relative, display_name(relative.as_posix()))
+        yield _entry(path / relative, display_name(relative.as_posix()), folder=path)
 
 
 def _walk(folder: Path, *, recursive: bool, below: Path = Path()) -> Iterator[Path]:
@@ -232,8 +242,9 @@ def _walk(folder: Path, *, recursive: bool, below: Path = Path()) -> Iterator[Pa
                 yield relative
 
 
-def _entry(path: Path, name: str) -> Entry:
-    """Why ``path`` cannot be loaded, as far as that is known before reading it."""
+def _entry(path: Path, name: str, *, folder: Path | None = None) -> Entry:
+    """Why ``path`` (found in ``folder``, if given) cannot be loaded, as far as that is known
+    before reading it."""
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -247,6 +258,13 @@ def _entry(path: Path, name: str) -> Entry:
         if path.is_symlink():
             return path, name, f"{name}: a link to a folder; links to folders are not followed"
         return path, name, f"{name}: a folder inside the one given; its files are not read"
+    if folder is not None and leaves_folder(path, folder):
+        return (
+            path,
+            name,
+            f"{name}: a link to a file outside the folder; links that leave the folder are "
+            "not followed",
+        )
     if not stat.S_ISREG(info.st_mode):
         return path, name, f"{name}: not a regular file (a pipe, socket or device); it is not read"
     suffix = Path(name).suffix.lower()

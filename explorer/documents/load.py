@@ -27,6 +27,7 @@ from explorer.documents.model import (
     TableRow,
     display_name,
     document_name,
+    leaves_folder,
     sha256_of,
     too_long,
 )
@@ -518,7 +519,10 @@ def _parse_markdown(
 
 
 def documents_in(folder: str | Path) -> Sequence[Path]:
-    """Supported files in ``folder``, sorted by name."""
+    """Supported files in ``folder``, sorted by name; a link that leaves the folder is not one
+    of them (:func:`~explorer.documents.model.leaves_folder`)."""
     return sorted(
-        p for p in Path(folder).iterdir() if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file()
+        p
+        for p in Path(folder).iterdir()
+        if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file() and not leaves_folder(p, folder)
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from explorer import resources
 from explorer.errors import DocumentError
 
 DocumentKind = Literal["markdown", "text", "pdf"]
@@ -48,6 +49,32 @@ def display_name(name: str | os.PathLike[str]) -> str:
 def document_name(path: str | os.PathLike[str]) -> str:
     """The name of the document read from the file at ``path``: its file name, shown."""
     return display_name(Path(path).name)
+
+
+def leaves_folder(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool:
+    """Whether the file at ``path``, named inside ``folder``, is really elsewhere: with every
+    link on its way followed, it does not lie inside ``folder`` (its own links followed too).
+
+    The one rule for a folder's files, wherever they are listed or named (a folder loaded, a
+    query set's document names, the samples listed): a link that stays inside the folder is
+    followed, since what it reaches is the folder's anyway; a link that leaves it
+    (``passwd.md -> /etc/passwd``) is refused, whoever put it there. A file that is not there
+    yet is judged by where its name would lead. The one exception is the project's own bundled
+    folders (:func:`bundled_folder`), whose links the project made: ``queries/docs`` links to
+    the samples and to the shared corpus, and whoever can change them can change the code.
+    """
+    top = os.path.realpath(folder)
+    if bundled_folder(top):
+        return False
+    return not Path(os.path.realpath(path)).is_relative_to(top)
+
+
+def bundled_folder(folder: str | os.PathLike[str]) -> bool:
+    """Whether ``folder`` is (inside) one of the project's own: the bundled samples or query sets
+    (with ``queries/docs``, the documents the query sets name)."""
+    real = Path(os.path.realpath(folder))
+    roots = (resources.samples_dir(), resources.query_sets_dir())
+    return any(real.is_relative_to(os.path.realpath(r)) for r in roots)
 
 
 MAX_CHARS = 10_000_000

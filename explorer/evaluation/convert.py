@@ -33,7 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from explorer.documents.model import SUPPORTED_SUFFIXES
-from explorer.errors import QuerySetError
+from explorer.errors import JSONTextError, QuerySetError
+from explorer.jsontext import loads_bounded
+from explorer.workspace import Workspace
 
 CHROMA_COLUMNS = ("question", "references", "corpus_id")
 CORPUS_SUFFIXES = (".md", ".txt", ".markdown", ".text")
@@ -61,7 +63,9 @@ def _clip(text: str, n: int = 60) -> str:
 
 
 class _Texts:
-    """The documents' texts, read once each; a name is looked up under ``folder``."""
+    """The documents' texts, read once each; a name is looked up under ``folder``, by the rule
+    every command keeps (:meth:`Workspace.inside`): a name that leaves the folder is refused
+    before anything is read."""
 
     def __init__(self, folder: Path, *, suffixes: Sequence[str] = ()) -> None:
         if not folder.is_dir():
@@ -69,6 +73,7 @@ class _Texts:
         self.folder = folder
         self.suffixes = tuple(suffixes)
         self._texts: dict[str, tuple[str, str]] = {}
+        self._folder = Workspace(folder)
 
     def get(self, name: str) -> tuple[str, str]:
         """(the file's name, its text) for ``name`` (with ``suffixes``: a stem)."""
@@ -77,14 +82,18 @@ class _Texts:
         return self._texts[name]
 
     def _read(self, name: str) -> tuple[str, str]:
+        try:
+            inside = self._folder.inside(name)
+        except QuerySetError as exc:
+            raise _Bad(str(exc)) from None
         if self.suffixes:
-            tried = [self.folder / (name + s) for s in self.suffixes]
+            tried = [inside.with_name(inside.name + s) for s in self.suffixes]
             path = next((p for p in tried if p.is_file()), None)
             if path is None:
                 looked = ", ".join(p.name for p in tried)
                 raise _Bad(f"corpus {name!r} has no file in {self.folder} (looked for {looked})")
         else:
-            path = self.folder / name
+            path = inside
             if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES or not path.is_file():
                 raise _Bad(f"document {name!r} is not a file in {self.folder}")
         if Path(path).suffix.lower() == ".pdf":
@@ -128,9 +137,9 @@ def _references(raw: Any, text: str, doc: str) -> list[tuple[str, tuple[int, int
     """Chroma's references (a JSON list, or its text) checked against ``text``."""
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise _Bad(f"references is not JSON ({exc.msg} at character {exc.pos})") from None
+            raw = loads_bounded(raw, what="references")
+        except JSONTextError as exc:
+            raise _Bad(f"references are {exc.problem}") from None
     if not isinstance(raw, list) or not raw:
         raise _Bad("references must be a non-empty JSON list of {content, start_index, end_index}")
     out = []
@@ -246,9 +255,9 @@ def convert_jsonl(path: str | Path, docs: str | Path, *, skip_bad: bool = False)
 
     def make(k: int, line: str) -> dict[str, Any]:
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise _Bad(f"not JSON ({exc.msg} at character {exc.pos})") from None
+            obj = loads_bounded(line, what="the line")
+        except JSONTextError as exc:
+            raise _Bad(exc.problem) from None
         if not isinstance(obj, dict):
             raise _Bad("a line must be a JSON object")
         query = obj.get("question", obj.get("query"))

@@ -242,6 +242,10 @@ def load_lesson(path: str | Path) -> Lesson:
         raise LessonError(f"{path.name}: is not UTF-8 text; save it as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise LessonError(f"{path.name}: is not valid TOML ({exc})") from None
+    except (RecursionError, ValueError):  # tomllib: nested past the stack, or a huge number
+        raise LessonError(
+            f"{path.name}: cannot be read as a lesson (nested too deeply, or a number too long)"
+        ) from None
     return parse_lesson(data, name=path.stem, source=path.name)
 
 

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.errors import QuerySetError
+from explorer.errors import JSONTextError, QuerySetError
+from explorer.jsontext import loads_bounded
 from explorer.retrieval.context import Span
 
 
@@ -98,14 +99,12 @@ def read_query_set(data: bytes, *, name: str) -> list[dict[str, Any]]:
     except UnicodeDecodeError as exc:
         raise QuerySetError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
+        raw = loads_bounded(text, what=name)
+    except JSONTextError as exc:
         raise QuerySetError(
-            f"{name}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}). "
-            'A query set is a JSON list of {"id", "doc", "query", "evidence": [...]} objects.'
+            f"{exc}. A query set is a JSON list of "
+            '{"id", "doc", "query", "evidence": [...]} objects.'
         ) from None
-    except RecursionError:
-        raise QuerySetError(f"{name}: nested too deeply to be a query set") from None
     parse_queries(raw, source=name)  # raises on the first bad entry, naming it
     return [normalise(item) for item in raw]
 

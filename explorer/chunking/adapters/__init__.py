@@ -19,6 +19,8 @@ The package, by concern:
   :mod:`~explorer.chunking.adapters.semchunk`, :mod:`~explorer.chunking.adapters.chonkie`;
 * :mod:`~explorer.chunking.adapters.placement` — where each chunk a library returns lies;
 * :mod:`~explorer.chunking.adapters.audit` — what the library got wrong, per chunk and summed;
+* :mod:`~explorer.chunking.adapters.bounded` — a split in a child process under a time limit
+  (for a regular expression of the user's, :func:`regex_options`);
 * :mod:`~explorer.chunking.adapters.split` — :func:`split_library`, :func:`audit_ours` and
   :func:`chunks_from_texts`, which put those together into our chunk records.
 
@@ -67,7 +69,7 @@ from explorer.chunking.adapters.split import (
     split_library,
 )
 from explorer.chunking.adapters.text_splitter import TextSplitterMarkdown, TextSplitterText
-from explorer.chunking.splitters import Chunk, ChunkSettings, register
+from explorer.chunking.records import Chunk, ChunkSettings, register
 from explorer.documents.model import Document
 
 ADAPTERS.update(
@@ -101,6 +103,14 @@ def adapter_settings(settings: ChunkSettings) -> AdapterSettings:
         encoding=settings.encoding,
         options={k: cast("OptionValue", v) for k, v in settings.options},
     )
+
+
+def regex_options(settings: ChunkSettings) -> tuple[str, ...]:
+    """The options of ``settings`` that hold a regular expression of the user's (none for our
+    own splitters, which take no patterns): see :attr:`AdapterSettings.regexes`."""
+    if settings.splitter not in ADAPTERS:
+        return ()
+    return adapter_settings(settings).regexes
 
 
 def _split(doc: Document, settings: ChunkSettings) -> list[Chunk]:
@@ -160,6 +170,7 @@ __all__ = [
     "audit_ours",
     "chunks_from_texts",
     "locate_chunks",
+    "regex_options",
     "shared_size",
     "split_library",
 ]

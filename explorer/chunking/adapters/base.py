@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -23,7 +24,7 @@ from typing import Any, Literal
 from explorer.chunking.adapters.recipe import Raw, Recipe, RecipeError, run_recipe
 from explorer.chunking.adapters.render import recipe_parameters, render_recipe
 from explorer.chunking.measures import DEFAULT_ENCODING, get_measure
-from explorer.chunking.splitters import check_size_and_overlap
+from explorer.chunking.records import check_size_and_overlap
 from explorer.errors import LibraryError, SettingsError
 
 OptionValue = bool | int | str | tuple[str, ...]
@@ -45,6 +46,33 @@ class Option:
     choices: tuple[OptionValue, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    regex: bool | str = False
+    """Whether the library runs the value as a regular expression (each string of a list):
+    ``True`` always, or the name of the boolean option that makes it one (LangChain's
+    ``separators`` under ``is_separator_regex``). A regular expression other than the default
+    is the user's: :attr:`AdapterSettings.regexes` names it, a link may not set it, and a split
+    with it runs under a time limit (:mod:`~explorer.chunking.adapters.bounded`)."""
+
+    def is_regex(self, options: Mapping[str, OptionValue]) -> bool:
+        """Whether, under the (resolved) ``options``, the library runs this value as a regular
+        expression."""
+        if isinstance(self.regex, str):
+            return options.get(self.regex) is True
+        return self.regex
+
+    def check_pattern(self, value: OptionValue, adapter: str) -> None:
+        """SettingsError when a string of ``value`` does not compile as a regular expression."""
+        patterns = (value,) if isinstance(value, str) else value if isinstance(value, tuple) else ()
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except (re.error, RecursionError, OverflowError) as exc:
+                shown = pattern if len(pattern) <= 80 else pattern[:80] + "…"
+                raise SettingsError(
+                    f"{adapter} option {self.name!r}: {shown!r} is not a valid regular "
+                    f"expression ({exc}); correct it, or escape it with a backslash before each "
+                    "special character"
+                ) from None
 
     def check(self, value: object, adapter: str) -> OptionValue:
         """``value`` as this option's type, or SettingsError saying what is allowed."""
@@ -159,6 +187,9 @@ class AdapterSettings:
             name: o.check(self.options[name], self.adapter) if name in self.options else o.default
             for name, o in known.items()
         }
+        for name, o in known.items():
+            if name in self.options and o.is_regex(resolved):
+                o.check_pattern(resolved[name], self.adapter)
         object.__setattr__(self, "options", FrozenOptions(resolved))
 
     @property
@@ -167,6 +198,18 @@ class AdapterSettings:
 
     def opt(self, name: str) -> OptionValue:
         return self.options[name]
+
+    @property
+    def regexes(self) -> tuple[str, ...]:
+        """The options that hold a regular expression of the user's: one the library runs
+        (:attr:`Option.regex`) that is not the adapter's default. A link may not set them, and a
+        split with any runs in a child process under a time limit; without them (the default
+        patterns) the split runs here, at no extra cost."""
+        return tuple(
+            o.name
+            for o in self.spec.options
+            if o.is_regex(self.options) and self.options[o.name] != o.default
+        )
 
     def key(self) -> str:
         """A canonical string of every setting that changes the output (for ids and caches)."""
@@ -189,13 +232,29 @@ def _version(dist: str) -> str:
         return "not installed"
 
 
-def _require(module: str, dist: str) -> Any:
+def _missing(module: str, exc: ImportError) -> bool:
+    """Whether ``exc`` says ``module`` itself (or its package) is not there, rather than that
+    something it imports failed."""
+    name = exc.name or ""
+    return isinstance(exc, ModuleNotFoundError) and (module + ".").startswith(name + ".")
+
+
+def install_hint(spec: Adapter) -> str:
+    """How to install the library that ``spec`` runs: its chunk-explorer extra."""
+    return f"pip install 'chunk-explorer[{spec.extra}]'"
+
+
+def require(spec: Adapter) -> Any:
+    """The library's module, or LibraryError with the extra to install (chonkie's habit: heavy
+    optional imports are lazy and fail with an install hint)."""
     try:
-        return importlib.import_module(module)
+        return importlib.import_module(spec.module)
     except ImportError as exc:
+        why = "" if _missing(spec.module, exc) else f" (importing {spec.module} failed: {exc})"
         raise LibraryError(
-            f"{dist} is not installed ({exc}); it comes with chunk-explorer's normal install, "
-            f"or install it alone with: pip install {dist}"
+            f"the {spec.name} splitter needs {spec.library}, which is not installed{why}; "
+            f"install it with: {install_hint(spec)} (every library splitter: "
+            "'chunk-explorer[splitters]')"
         ) from None
 
 
@@ -209,6 +268,9 @@ class Adapter:
     """The distribution on the package index ("langchain-text-splitters")."""
     module: str = ""
     """The module that must import for the library to be there (its install hint otherwise)."""
+    extra: str = ""
+    """The chunk-explorer extra that installs the library (``pip install 'chunk-explorer[...]'``,
+    pyproject.toml's optional dependencies)."""
     title: str = ""
     """The class or function that splits ("RecursiveCharacterTextSplitter")."""
     units: tuple[str, ...] = ("chars", "tokens")
@@ -233,7 +295,7 @@ class Adapter:
 
     def split_text(self, text: str, settings: AdapterSettings) -> Raw:
         """The library's chunks of ``text`` (and the offsets it reports), through its own API."""
-        _require(self.module, self.library)
+        require(self)
         recipe = self.recipe(settings)
         printed = io.StringIO()
         try:

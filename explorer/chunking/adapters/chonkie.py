@@ -21,6 +21,7 @@ class _ChonkieBase(Adapter):
     group = "chonkie"
     library = "chonkie"
     module = "chonkie"
+    extra = "chonkie"
     units: tuple[str, ...] = ("chars", "words", "tokens")
     units_note = "chars through tokenizer='character', words through a token-counting function"
     offsets = "computed"

@@ -17,6 +17,7 @@ _OPTIONS = (
         "separators",
         _SEPARATORS,
         "separators tried in order, coarsest first ('' splits between characters)",
+        regex="is_separator_regex",
     ),
     Option(
         "keep_separator",
@@ -67,6 +68,7 @@ class _LangChainBase(Adapter):
     group = "LangChain"
     library = "langchain-text-splitters"
     module = "langchain_text_splitters"
+    extra = "langchain"
     units: tuple[str, ...] = ("chars", "words", "tokens")
     units_note = "words through length_function"
 

@@ -17,7 +17,8 @@ _SENTENCE_OPTIONS = (
     Option(
         "secondary_chunking_regex",
         "[^,.;。？！]+[,.;。？！]?|[,.;。？！]",
-        "the pattern that splits a sentence that is still too long",
+        "the pattern (a regular expression) that splits a sentence that is still too long",
+        regex=True,
     ),
 )
 _TOKENIZERS = {"tokens": "enc.encode_ordinary", "words": "str.split", "chars": "list"}
@@ -50,6 +51,7 @@ class _LlamaIndexBase(Adapter):
     group = "LlamaIndex"
     library = "llama-index-core"
     module = "llama_index.core"
+    extra = "llamaindex"
     units: tuple[str, ...] = ("chars", "words", "tokens")
     units_note = "chars and words through tokenizer= (list, str.split)"
     offsets = "searched"

@@ -16,6 +16,7 @@ class Semchunk(Adapter):
     group = "semchunk"
     library = "semchunk"
     module = "semchunk"
+    extra = "semchunk"
     title = "chunkerify(...)(text, offsets=True, overlap=...)"
     units = ("chars", "words", "tokens")
     units_note = "chars and words through a token counter (len, len(text.split()))"

@@ -2,26 +2,33 @@
 
 :func:`split_library` runs an adapter's splitter (:mod:`~explorer.chunking.adapters.base`),
 places every chunk it returns (:mod:`~explorer.chunking.adapters.placement`), audits them
-(:mod:`~explorer.chunking.adapters.audit`) and makes our :class:`~explorer.splitters.Chunk`
+(:mod:`~explorer.chunking.adapters.audit`) and makes our :class:`~explorer.chunking.records.Chunk`
 records of the chunks it found, so ``doc.text[c.start:c.end] == c.text`` holds for every chunk
 and everything downstream works; a chunk that could not be found is reported and left out of
-them. :func:`audit_ours` audits our own splitters' chunks the same way, and
-:func:`chunks_from_texts` places another splitter's chunks given only as texts.
+them. A split whose settings hold a regular expression of the user's
+(:attr:`~explorer.chunking.adapters.base.AdapterSettings.regexes`) runs in a child process
+under a time limit (:mod:`~explorer.chunking.adapters.bounded`). :func:`audit_ours` audits our
+own splitters' chunks the same way, and :func:`chunks_from_texts` places another splitter's
+chunks given only as texts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache, partial
 from typing import Any
 
+from explorer.chunking.adapters import bounded
 from explorer.chunking.adapters.audit import Audit, ChunkAudit, audit
 from explorer.chunking.adapters.base import AdapterSettings, _version
 from explorer.chunking.adapters.placement import How, Placed, place, shared_size
 from explorer.chunking.measures import DEFAULT_ENCODING, Units, get_measure, standalone_counter
-from explorer.chunking.splitters import Chunk, ChunkSettings
+from explorer.chunking.records import Chunk, ChunkSettings
 from explorer.documents.model import Document
+from explorer.errors import LibraryError, TimeLimitError
 
 
 @dataclass(frozen=True)
@@ -100,12 +107,75 @@ def _chunks(
     return out
 
 
-def split_library(doc: Document, settings: AdapterSettings) -> LibraryChunking:
+_TIMED_OUT: dict[tuple[str, str, float], None] = {}
+"""The (document, settings, limit) splits that ran over their limit, newest last (a few dozen):
+asked again, they fail at once instead of after the limit again."""
+_TIMED_OUT_KEPT = 64
+
+
+def timed_out(names: Sequence[str], limit: float) -> TimeLimitError:
+    """The error of a split whose regular expressions in the options ``names`` took too long."""
+    which = " and ".join(names)
+    kind = "regular expression" if len(names) == 1 else "regular expressions"
+    return TimeLimitError(
+        f"the {kind} in {which} took over {limit:g} s on this document (it may backtrack "
+        "catastrophically); simplify it"
+    )
+
+
+def split_library(
+    doc: Document, settings: AdapterSettings, *, limit: float | None = None
+) -> LibraryChunking:
     """Split ``doc`` with another library's splitter, place every chunk, and audit the result.
 
+    Settings with a regular expression of the user's (:attr:`AdapterSettings.regexes`) split in
+    a child process killed after ``limit`` seconds (default
+    :data:`~explorer.chunking.adapters.bounded.TIME_LIMIT`), with a
+    :class:`~explorer.errors.TimeLimitError` naming the options; any other split runs here.
     Raises :class:`~explorer.errors.LibraryError` when the library is not installed (with the
     command that installs it) or fails on this text.
     """
+    names = settings.regexes
+    if not names:
+        return _split_library(doc, settings)
+    limit = bounded.TIME_LIMIT if limit is None else limit
+    key = (doc.sha256, settings.key(), limit)
+    if key in _TIMED_OUT:
+        raise timed_out(names, limit)
+    _warm(settings.adapter, settings.unit, settings.encoding)
+    try:
+        return bounded.run_within(
+            _split_library,
+            doc,
+            settings,
+            limit=limit,
+            error=timed_out(names, limit),
+            prepare=partial(_warm, settings.adapter, settings.unit, settings.encoding),
+        )
+    except TimeLimitError:
+        _TIMED_OUT[key] = None
+        while len(_TIMED_OUT) > _TIMED_OUT_KEPT:
+            del _TIMED_OUT[next(iter(_TIMED_OUT))]
+        raise
+
+
+@cache
+def _warm(adapter: str, unit: str, encoding: str) -> None:
+    """The adapter run here once, with its default options, on a little text cut small (so
+    every level of it runs: sentences, then the pattern): its library is then imported and its
+    lazy resources (LlamaIndex's sentence tokenizer, seconds to load) loaded before a child is
+    forked, which would otherwise load them again, each time, within its time limit."""
+    text = "# Warm\n\n" + "One sentence here. Another one follows it.\n" * 3
+    text += "a long run of words, with commas, that goes on and on without an end " * 3 + "\n"
+    doc = Document(
+        name="warm.md", kind="text", sha256=hashlib.sha256(text.encode()).hexdigest(), text=text
+    )
+    with contextlib.suppress(LibraryError):  # a failure to warm up shows in the split itself
+        _split_library(doc, AdapterSettings(adapter, unit=unit, size=32, encoding=encoding))
+
+
+def _split_library(doc: Document, settings: AdapterSettings) -> LibraryChunking:
+    """:func:`split_library` in this process."""
     spec = settings.spec
     version = spec.version()
     raw = spec.split_text(doc.text, settings)

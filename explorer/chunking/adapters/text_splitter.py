@@ -17,6 +17,7 @@ class _TextSplitterBase(Adapter):
     group = "semantic-text-splitter"
     library = "semantic-text-splitter"
     module = "semantic_text_splitter"
+    extra = "text-splitter"
     units: tuple[str, ...] = ("chars", "words", "tokens")
     units_note = "words and tokens through from_callback"
     offsets = "computed"

@@ -30,6 +30,12 @@ MAX_TABLE_CROSSINGS = 2_500
 
 pymupdf: Any = _pymupdf  # PyMuPDF ships partial annotations only; treat it as untyped
 
+# PyMuPDF 1.26+ prints a suggestion to install pymupdf_layout from find_tables, on stdout (into
+# the command line's JSON). The layout model is not used here: it brings onnxruntime, which
+# reaches the network (pyproject.toml keeps PyMuPDF below 2.0, which requires it).
+if hasattr(pymupdf, "no_recommend_layout"):
+    pymupdf.no_recommend_layout()
+
 
 def _edges(
     drawings: list[dict[str, Any]], matrix: Any

@@ -14,8 +14,10 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
+from explorer.cli.options import Subparsers, config_options
+from explorer.cli.stderr import print_skipped
 from explorer.config import Config
 from explorer.errors import DocumentError
 from explorer.progress import Progress, timed
@@ -25,8 +27,7 @@ EVERY = 5.0
 """Seconds between progress lines when stderr is not a terminal (a log file, CI)."""
 
 
-def add_parser(sub: Any, config_options: Any) -> None:
-    """Register ``index`` on the command line's subparsers."""
+def add_index(sub: Subparsers) -> None:
     p = sub.add_parser(
         "index",
         help="embed every document of a folder into the lasting index ahead of time, so a "
@@ -75,8 +76,7 @@ def run_index(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         questions = [q.query for q in load_queries(args.queries)]
     ws = Workspace(folder)
     names = ws.names()
-    for s in ws.skipped:
-        print(f"skipped: {s.reason}", file=sys.stderr)
+    print_skipped(ws.skipped)
     if not names:
         raise DocumentError(f"no file in {args.dir} could be used as a document (see above)")
     done = ws.index(names, config, timed(stderr_progress()), questions=questions)

@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
+from explorer.cli.options import Subparsers
 from explorer.errors import QuerySetError
 
 
-def add_parser(sub: Any) -> None:
+def add_convert(sub: Subparsers) -> None:
     convert = sub.add_parser(
         "convert",
         help="convert a public question set (Chroma's chunking_evaluation, or JSON Lines) into "

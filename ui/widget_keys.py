@@ -1,6 +1,6 @@
-"""Each page's widgets and their starting values, for the frame to keep while another page is
-shown (:func:`ui.frame.keep`). A widget that is not listed here forgets its value when the
-visitor leaves its page."""
+"""The keys of each page's widgets and their starting values, for the frame to keep while
+another page is shown (:func:`ui.frame.keep`). A widget whose key is not listed here forgets its
+value when the visitor leaves its page."""
 
 from __future__ import annotations
 
@@ -8,14 +8,18 @@ from typing import Any
 
 from explorer.config import Config
 from explorer.evaluation.coverage import DEFAULT_BUDGETS, DEFAULT_KS
-from ui.answers import DEMO
-from ui.corpus_view import docs_from_argv
+from ui.allowed import docs_from_argv
+from ui.lessons import opening_view
 from ui.settings import state_of
 from ui.sources import sample_paths
 
+OPENING = opening_view()
+"""What the app opens on (lesson 1): the Explore page's k and budget, the Corpus page's
+question and evidence start as its."""
+
 EXPLORE_WIDGETS: dict[str, Any] = {
-    "k": DEMO.k,
-    "budget": DEMO.budget,
+    "k": OPENING.k,
+    "budget": OPENING.budget,
     "view": "Query hits",
     "only_flagged": False,
     "table_filter": None,
@@ -34,21 +38,14 @@ CORPUS_WIDGETS: dict[str, Any] = {
     "cp_eval_docs": [],
     "cp_uploaded": [],
     "cp_folder": docs_from_argv(),
-    "cp_question": DEMO.question,
-    "cp_evidence": "\n".join(DEMO.evidence),
+    "cp_question": OPENING.question,
+    "cp_evidence": OPENING.evidence,
     "cp_k": 5,
     "cp_budget": 1024,
     "cp_set": None,
     "cp_map_doc": None,
 }
 
-SWEEP_GRIDS = {
-    "chars": ("400, 800, 1600", "0, 200"),
-    "words": ("75, 150, 300", "0, 30"),
-    "tokens": ("128, 256, 512", "0, 64"),
-    "model-tokens": ("64, 128, 256", "0, 32"),
-}
-"""A 3 × 2 grid of sizes and overlaps per unit."""
 EVALUATE_WIDGETS: dict[str, Any] = {
     "eval_tab": "A/B",
     "eval_docs_dir": "queries/docs",

@@ -1,6 +1,7 @@
-"""Where the app may read on the machine it runs on: the bundled samples and evaluation
+"""What the app may read on the machine it runs on: the bundled samples and evaluation
 documents, and the folders the person who started it named — nothing else, whatever a visitor
-types or a link says.
+types or a link says. (Which documents the app offers, samples and uploads, is
+:mod:`ui.sources`'s.)
 
 Folders are allowed with ``make run ARGS="-- --docs DIR"`` (``--docs`` may be given more than
 once) or ``CHUNK_EXPLORER_DOCS`` (folders separated by ``:``). A path outside them gets one
@@ -28,16 +29,28 @@ HOW = (
 )
 
 
-def folders_from_argv(argv: Sequence[str] | None = None) -> list[Path]:
-    """The folders given with ``--docs`` on the app's command line."""
+def _docs_args(argv: Sequence[str] | None = None) -> list[str]:
+    """The values of ``--docs`` on the app's command line (``streamlit run app.py -- --docs
+    DIR``), as typed."""
     args = list(sys.argv[1:] if argv is None else argv)
     out = []
     for n, arg in enumerate(args):
         if arg == "--docs" and n + 1 < len(args):
-            out.append(Path(args[n + 1]))
+            out.append(args[n + 1])
         elif arg.startswith("--docs="):
-            out.append(Path(arg.split("=", 1)[1]))
+            out.append(arg.split("=", 1)[1])
     return out
+
+
+def folders_from_argv(argv: Sequence[str] | None = None) -> list[Path]:
+    """The folders given with ``--docs`` on the app's command line."""
+    return [Path(a) for a in _docs_args(argv)]
+
+
+def docs_from_argv(argv: Sequence[str] | None = None) -> str:
+    """The first folder given with ``--docs`` on the app's command line, as typed, or ``""``
+    (what the Corpus page's folder box starts with)."""
+    return next(iter(_docs_args(argv)), "")
 
 
 def named_folders(argv: Sequence[str] | None = None) -> list[Path]:

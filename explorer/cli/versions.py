@@ -10,22 +10,19 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
 from explorer.answer import DEFAULT_K
+from explorer.cli.options import Subparsers, config_options
+from explorer.cli.stderr import load_document
 from explorer.config import Config
-from explorer.documents.model import Document
 from explorer.errors import SettingsError
 from explorer.evaluation.queries import load_queries
 from explorer.workspace import Workspace
 
-Load = Callable[[str, Workspace], Document]
 
-
-def add_parsers(sub: Any, config_options: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Register ``diff`` and ``map`` on the command line's subparsers."""
+def add_diff(sub: Subparsers) -> None:
     df = sub.add_parser(
         "diff",
         help="what changed between two versions of a document: unchanged, changed, added and "
@@ -51,22 +48,9 @@ def add_parsers(sub: Any, config_options: Callable[[argparse.ArgumentParser], No
     )
     df.add_argument("--json", action="store_true", help="print one JSON object")
     config_options(df)
-    emap = sub.add_parser(
-        "map",
-        help="a map of the embedding space: each chunk as a point on the first two principal "
-        "axes of the chunk vectors, the question's point and its hits",
-    )
-    emap.add_argument("path")
-    emap.add_argument("--question", default=None, help="a question to place among the chunks")
-    emap.add_argument(
-        "--k", type=int, default=DEFAULT_K, help=f"hits per answer (default {DEFAULT_K})"
-    )
-    emap.add_argument("--budget", type=int, default=None, help="a token budget for the answer")
-    emap.add_argument("--json", action="store_true", help="print one JSON object")
-    config_options(emap)
 
 
-def run_diff(args: argparse.Namespace, config: Config, out: TextIO, load: Load) -> int:
+def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from explorer.chunking.churn import churn_by_splitter, parse_splitters, splitter_config
     from explorer.chunking.diff import diff_chunks
 
@@ -74,7 +58,7 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO, load: Load) 
     for name in splitters:  # an unknown splitter fails before any document is read
         splitter_config(config, name)
     ws = Workspace()
-    old, new = load(args.old, ws), load(args.new, ws)
+    old, new = load_document(args.old, ws), load_document(args.new, ws)
     old_chunks, new_chunks = ws.chunks(old, config), ws.chunks(new, config)
     diff = diff_chunks(old, old_chunks, new, new_chunks)
     result: dict[str, Any] = {
@@ -84,24 +68,22 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO, load: Load) 
         **diff.to_json(),
     }
     if args.queries:
+        from explorer.evaluation.versions import version_verdicts
+
         names = {old.name, new.name, Path(args.old).name, Path(args.new).name}
-        verdicts = []
-        for q in load_queries(args.queries):
-            if q.doc not in names:
-                continue
-            was, now = (
-                ws.ask(d, q.query, q.evidence, config=config, k=args.k, budget=args.budget)
-                for d in (old, new)
+        asked = [q for q in load_queries(args.queries) if q.doc in names]
+        verdicts = [
+            {
+                "id": v.query.id,
+                "question": v.query.query,
+                "old": None if v.before is None else v.before.sentence(),
+                "new": None if v.after is None else v.after.sentence(),
+                "changed": v.changed,
+            }
+            for v in version_verdicts(
+                ws, old, new, asked, config=config, k=args.k, budget=args.budget
             )
-            verdicts.append(
-                {
-                    "id": q.id,
-                    "question": q.query,
-                    "old": None if was.verdict is None else was.verdict.sentence(),
-                    "new": None if now.verdict is None else now.verdict.sentence(),
-                    "changed": was.complete != now.complete,
-                }
-            )
+        ]
         result["verdicts"] = verdicts
         result["verdict_changes"] = [v["id"] for v in verdicts if v["changed"]]
     churn = churn_by_splitter(ws, old, new, config, splitters) if splitters else {}
@@ -127,7 +109,23 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO, load: Load) 
     return 0
 
 
-def run_map(args: argparse.Namespace, config: Config, out: TextIO, load: Load) -> int:
+def add_map(sub: Subparsers) -> None:
+    emap = sub.add_parser(
+        "map",
+        help="a map of the embedding space: each chunk as a point on the first two principal "
+        "axes of the chunk vectors, the question's point and its hits",
+    )
+    emap.add_argument("path")
+    emap.add_argument("--question", default=None, help="a question to place among the chunks")
+    emap.add_argument(
+        "--k", type=int, default=DEFAULT_K, help=f"hits per answer (default {DEFAULT_K})"
+    )
+    emap.add_argument("--budget", type=int, default=None, help="a token budget for the answer")
+    emap.add_argument("--json", action="store_true", help="print one JSON object")
+    config_options(emap)
+
+
+def run_map(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from explorer.retrieval.embedding_map import embedding_map
 
     if args.k < 1:
@@ -135,7 +133,7 @@ def run_map(args: argparse.Namespace, config: Config, out: TextIO, load: Load) -
     if args.budget is not None and args.budget < 1:
         raise SettingsError(f"--budget must be at least 1, got {args.budget}")
     ws = Workspace()
-    doc = load(args.path, ws)
+    doc = load_document(args.path, ws)
     question = (args.question or "").strip() or None
     made = embedding_map(ws, doc, question, config=config, k=args.k, budget=args.budget)
     if args.json:

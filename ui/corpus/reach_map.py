@@ -1,0 +1,109 @@
+"""The Corpus page's retrieval map: every question of a query set asked of the whole corpus —
+the text no question's context reaches (grey), and the chunks that turn up among the top k of
+many questions they do not answer (red, with the count of those questions)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import streamlit as st
+
+from explorer import resources
+from explorer.chunking.splitters import Chunk
+from explorer.config import Config
+from explorer.documents.model import Document
+from explorer.errors import ExplorerError
+from explorer.evaluation.coverage import evaluate
+from explorer.evaluation.queries import load_queries
+from explorer.evaluation.reach import DocumentReach, retrieval_map
+from explorer.workspace import Workspace
+from ui import corpus_view, render, render_markdown, widgets
+from ui.answers import first_words
+from ui.document_view import highlights_key
+
+
+@st.cache_data(max_entries=16, show_spinner="Drawing the document…")
+def document_html(
+    doc_key: str, view_key: str, _doc: Document, _highlights: list[render.Highlight]
+) -> str:
+    window = render.Window(0, len(_doc.text), len(_doc.text))
+    if _doc.kind == "markdown":
+        return render_markdown.render_markdown(_doc, _highlights, window=window)
+    return render.render_text(_doc, _highlights, window=window)
+
+
+def draw(
+    corpus: Workspace,
+    docs: Mapping[str, Document],
+    chunks: Mapping[str, Sequence[Chunk]],
+    *,
+    config: Config,
+    k: int,
+) -> None:
+    """The query set picker, the run (its questions about ``docs``, at ``k``), and its map: a
+    row per document, the chunks retrieved for unrelated questions, one document tinted."""
+    state = st.session_state
+    st.subheader("What a query set never reaches", anchor=False)
+    st.caption(
+        "Every question of a query set asked of the whole corpus: the text no question's "
+        "context reaches (grey), and the chunks that turn up among the top k of many questions "
+        "they do not answer (red, with the count of those questions)."
+    )
+    sets = {p.name: p for p in sorted(resources.query_sets_dir().glob("*.json"))}
+    set_col, run_col = st.columns([3, 1], vertical_alignment="bottom")
+    set_col.selectbox(
+        "Query set", [None, *sets], key="cp_set", format_func=lambda s: "—" if s is None else s
+    )
+    queries = []
+    if state.get("cp_set") in sets:
+        try:
+            queries = [q for q in load_queries(sets[state.cp_set]) if q.doc in docs]
+        except ExplorerError as exc:
+            widgets.message("error", str(exc))
+    corpus_key = tuple((n, d.key) for n, d in docs.items())
+    map_key = (corpus_key, config.to_spec(), state.get("cp_set"), k)
+    widgets.cancelled_note("cp_map_cancelled")
+    if run_col.button(
+        f"Run {len(queries)} questions", key="cp_map_run", disabled=not queries, type="primary"
+    ):
+        progress, bar = widgets.progress_bar("Answering the query set", cancel="cp_map_cancelled")
+        try:
+            report = evaluate(
+                queries, corpus, config, ks=(k,), budgets=(), progress=progress, scope="corpus"
+            )
+            state.cp_map = (map_key, report.coverage_at_k[k], retrieval_map(report, corpus))
+        except ExplorerError as exc:
+            widgets.message("error", str(exc))
+        finally:
+            bar.empty()
+    if state.get("cp_set") and not queries:
+        st.caption("None of its questions asks about a document of this corpus.")
+    elif state.cp_map is not None and state.cp_map[0] == map_key:
+        _, coverage, reach = state.cp_map
+        reach = {n: r for n, r in reach.items() if n in docs}
+        st.markdown(
+            f"Coverage@{k} over the corpus: **{coverage:.0%}** of {len(queries)} questions."
+        )
+        st.dataframe(corpus_view.reach_rows(reach), hide_index=True, key="cp_reach")
+        names = list(reach)
+        if state.get("cp_map_doc") not in names:
+            state.cp_map_doc = names[0]
+        st.selectbox("Show on the page", names, key="cp_map_doc")
+        shown: DocumentReach = reach[state.cp_map_doc]
+        shown_doc = docs[state.cp_map_doc]
+        if shown.always:
+            st.dataframe(
+                [
+                    {
+                        "chunk": c.index,
+                        "questions": c.questions,
+                        "unrelated": c.unrelated,
+                        "first words": first_words(chunks[shown.doc][c.index].text),
+                    }
+                    for c in shown.always
+                ],
+                hide_index=True,
+                key="cp_always",
+            )
+        highlights = corpus_view.reach_highlights(shown, chunks[shown.doc])
+        st.html(document_html(shown_doc.key, highlights_key(highlights), shown_doc, highlights))
