@@ -348,7 +348,7 @@ def _pdf_page(
             )
             region_clicks.region_clicks(data, len(chunks))
     if chosen:
-        st.html(layers.legend_html(chosen))
+        st.html(layers.legend_html(chosen, removed=layers.removed_kinds(doc, page)))
     draw_ahead(doc, view_key, page, shown.data, tints)
 
 
