@@ -29,7 +29,7 @@ from explorer.errors import ExplorerError
 from explorer.evaluation.coverage import evaluate
 from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map
-from explorer.workspace import Pending
+from explorer.preparing import Pending
 from ui import corpus_uploads, corpus_view, frame, render, render_markdown, widgets
 from ui.answers import evidence_phrases, first_words, n_of
 from ui.document_view import highlights_key

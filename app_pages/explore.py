@@ -30,9 +30,10 @@ from explorer.errors import EditError, ExplorerError
 from explorer.evaluation.lessons import Lesson, Setting
 from explorer.evaluation.queries import add_query
 from explorer.export import manifest, records, to_jsonl
+from explorer.preparing import Pending
 from explorer.progress import Progress, quiet
 from explorer.repair import suggest_repair
-from explorer.workspace import Chunking, Pending, Workspace
+from explorer.workspace import Chunking, Workspace
 from ui import (
     charts,
     chunk_view,

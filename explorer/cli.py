@@ -33,7 +33,7 @@ from explorer.chunking.measures import UNITS
 from explorer.chunking.splitters import SPLITTERS
 from explorer.cli_convert import add_parser as add_convert_parser
 from explorer.cli_convert import run_convert
-from explorer.config import Config
+from explorer.config import CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS, Config
 from explorer.documents.folder import Skipped
 from explorer.documents.load import load_path
 from explorer.documents.model import Document, display_name
@@ -52,7 +52,6 @@ from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map, retrieval_map_json
 from explorer.export import chunk_record, manifest, records
 from explorer.progress import timed
-from explorer.retrieval.index import CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS
 from explorer.workspace import Workspace
 
 SWITCHES = ("heading_prefix", "section", "merge", "table_headers", "fill")
@@ -505,8 +504,8 @@ def _print_reach(reach: dict[str, DocumentReach], k: int, out: TextIO) -> None:
 def _lasting_index(args: argparse.Namespace, config: Config) -> Iterator[None]:
     """The shared embedders use the store the options choose while the command runs. A store
     named by ``--cache-dir`` that cannot be used is an error; the default one, a warning."""
-    from explorer.retrieval.embeddings import using_store
     from explorer.retrieval.store import open_store
+    from explorer.workspace import shared_workspace
 
     store = None
     if config.needs_model and not args.no_cache:
@@ -517,7 +516,7 @@ def _lasting_index(args: argparse.Namespace, config: Config) -> Iterator[None]:
                 raise
             print(f"warning: {exc}; embeddings are kept in memory for this run", file=sys.stderr)
     try:
-        with using_store(store):
+        with shared_workspace().using_store(store):
             yield
     finally:
         if store is not None:

@@ -14,7 +14,7 @@ from explorer.chunking.splitters import (
 )
 from explorer.config import Config
 from explorer.retrieval.evidence import Evidence, ordinal
-from explorer.retrieval.index import (
+from explorer.retrieval.scoring import (
     Hit,
 )
 from ui.chunk_view import pages_label
