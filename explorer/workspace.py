@@ -89,11 +89,11 @@ class _Shared:
     def __init__(self, keep: int, embedders: Embedders) -> None:
         self.embedders = embedders
         self.documents: Memo[tuple[str, str], Document] = Memo(keep)
-        self.chunkings: Memo[tuple[str, str], Chunking] = Memo(4 * keep)
+        self.chunkings: Memo[tuple[str, str], Chunking] = Memo(keep)
         self.passages: Memo[str, list[Chunk]] = Memo(keep)
-        self.units: Memo[tuple[str, str, str], Units] = Memo(2 * keep)
+        self.units: Memo[tuple[str, str, str], Units] = Memo(keep)
         self.rendered: Memo[str, Rendered | None] = Memo(keep)
-        self.retrievers: Memo[tuple[str, str, str], Retriever] = Memo(4 * keep)
+        self.retrievers: Memo[tuple[str, str, str], Retriever] = Memo(keep)
         self.corpora: Memo[tuple[tuple[tuple[str, str, str], ...], str], Corpus] = Memo(16)
         self.edited: Memo[tuple[str, str], Chunking] = Memo(EDITED)
         """Chunkings after what-if edits: a few at a time (a suggested repair tries a dozen)."""
@@ -102,10 +102,12 @@ class _Shared:
         self.loads = 0
         """Documents parsed (a document asked for again is served from the cache)."""
         self.lock = threading.Lock()
+        self.bound(keep)
 
     def bound(self, keep: int) -> None:
         """Keep about ``keep`` documents' worth from now on (the least recently used go first
-        as new work comes in)."""
+        as new work comes in): a document, up to four chunkings and retrievers of it, two
+        measures of its text."""
         for memo, times in (
             (self.documents, 1),
             (self.chunkings, 4),
