@@ -24,7 +24,7 @@ from explorer.chunking.splitters import ChunkSettings, split
 from explorer.config import Config
 from explorer.documents.load import load_document, load_path
 from explorer.errors import DocumentError
-from explorer.retrieval.index import passages
+from explorer.retrieval.scoring import passages
 from explorer.workspace import Workspace
 from tests.conftest import REPO, SAMPLES
 from ui import charts

@@ -27,7 +27,8 @@ from explorer.evaluation.coverage import (
     sweep_cells,
 )
 from explorer.evaluation.queries import load_queries, parse_queries
-from explorer.workspace import MODEL_NOTE, Workspace
+from explorer.preparing import MODEL_NOTE
+from explorer.workspace import Workspace
 from tests.conftest import REPO, make_chunks, make_doc
 from ui import evaluate_view, render, render_markdown, render_pdf
 from ui.settings import config_of

@@ -40,9 +40,8 @@ from explorer.errors import EditError
 from explorer.evaluation.lessons import Lesson, load_lessons
 from explorer.export import manifest, records
 from explorer.repair import candidates, suggest_repair
-from explorer.retrieval.index import ChunkIndex
 from explorer.workspace import Workspace
-from tests.conftest import SAMPLES, load_cached, make_doc
+from tests.conftest import SAMPLES, load_cached, make_doc, rank_chunks
 
 REFUND = next(a for a in load_lessons() if a.doc == "refund-policy.md" and a.failing.k == 2)
 """The rule and its exception: at fixed 250-character windows, k=2, the exception is missed."""
@@ -164,8 +163,7 @@ def test_any_edits_keep_offsets_exact_and_lose_or_repeat_no_text(
         if "edited" not in c.flags and c.text in unique:
             assert c.id == base_ids[(c.start, c.end)]
     # dropped chunks stay in the chunking and out of the ranking
-    index = ChunkIndex(chunks)
-    ranked = {h.index for h in index.rank("a word", "bm25")}
+    ranked = {h.index for h in rank_chunks(chunks, "a word", "bm25", doc=doc)}
     assert ranked == {c.index for c in retrievable(chunks)}
     assert encode_edits(edits) == encode_edits(decode_edits(encode_edits(edits)))
     assert decode_edits(encode_edits(edits)) == tuple(edits)

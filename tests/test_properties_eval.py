@@ -25,7 +25,7 @@ from explorer.documents.model import Document
 from explorer.evaluation.coverage import char_metrics
 from explorer.retrieval.context import ContextPiece, context_pieces, section_span, widen_to_budget
 from explorer.retrieval.evidence import Evidence, Verdict, check, covered_by, locate, union
-from explorer.retrieval.index import Hit
+from explorer.retrieval.scoring import Hit
 from tests.conftest import make_chunks, make_doc
 
 Span = tuple[int, int]

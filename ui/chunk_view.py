@@ -14,7 +14,7 @@ from explorer.chunking.splitters import (
     Chunk,
 )
 from explorer.documents.model import Document
-from explorer.retrieval.index import (
+from explorer.retrieval.scoring import (
     passage_texts,
     passages_of,
 )

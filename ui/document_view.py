@@ -25,8 +25,8 @@ from explorer.chunking.splitters import Chunk, embedded_text
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import DocumentError
+from explorer.memo import Memo
 from explorer.retrieval.evidence import ordinal
-from explorer.workspace import Memo
 from ui import (
     chunk_view,
     highlights,

@@ -15,7 +15,7 @@ from explorer.chunking.splitters import (
 from explorer.documents.model import Document
 from explorer.retrieval.context import ContextPiece
 from explorer.retrieval.evidence import Evidence, covered_by, union
-from explorer.retrieval.index import (
+from explorer.retrieval.scoring import (
     Hit,
 )
 from ui import render

@@ -14,7 +14,7 @@ from explorer.documents.model import Document
 
 if TYPE_CHECKING:
     from explorer.chunking.measures import Units
-    from explorer.retrieval.index import Hit
+    from explorer.retrieval.scoring import Hit
 
 
 # --------------------------------------------------------------------------- context

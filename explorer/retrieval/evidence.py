@@ -192,7 +192,7 @@ class Evidence:
 
 
 class Ranked(Protocol):
-    """A ranked chunk as the check reads it (a :class:`~explorer.retrieval.index.Hit`, or a
+    """A ranked chunk as the check reads it (a :class:`~explorer.retrieval.scoring.Hit`, or a
     corpus's hit of the document)."""
 
     @property

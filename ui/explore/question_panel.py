@@ -17,8 +17,9 @@ from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError
 from explorer.evaluation.queries import add_query
+from explorer.preparing import Pending
 from explorer.repair import suggest_repair
-from explorer.workspace import Pending, Workspace
+from explorer.workspace import Workspace
 from ui import evaluate_view, settings, widgets
 from ui.answers import context_note, evidence_phrases, hit_rows, match_notes
 from ui.explore import moves
