@@ -47,7 +47,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from explorer.chunking.splitters import Chunk, ChunkSettings, embedded_text, split
+from explorer.chunking.records import Chunk, ChunkSettings, embedded_text
+from explorer.chunking.splitters import split
 from explorer.config import BUNDLED, RETRIEVERS, Config
 from explorer.corpus import Corpus
 from explorer.documents.load import load_path

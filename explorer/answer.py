@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.corpus import Corpus, CorpusHit, CorpusPiece, DocSpan, Ranking
 from explorer.errors import SettingsError

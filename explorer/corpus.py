@@ -43,7 +43,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config, check_carry
 from explorer.documents.model import Document
 from explorer.errors import SettingsError

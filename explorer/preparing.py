@@ -20,7 +20,7 @@ from explorer.progress import Progress, Rate, quiet, scaled
 
 if TYPE_CHECKING:
     from explorer.chunking.edits import Edit
-    from explorer.chunking.splitters import Chunk
+    from explorer.chunking.records import Chunk
     from explorer.config import Config
     from explorer.documents.model import Document
     from explorer.retrieval.embeddings import Embedder

@@ -42,7 +42,8 @@ from explorer import preparing
 from explorer.answer import DEFAULT_K, Answer, CorpusAnswer, How, answer
 from explorer.chunking.edits import Edit, encode_edits
 from explorer.chunking.measures import DEFAULT_ENCODING
-from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.records import Chunk, ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.config import Config, dense_config
 from explorer.corpus import Corpus, CorpusHit, Ranking
 from explorer.documents.folder import Loaded, Skipped, load_folder, load_paths

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from explorer.answer import DEFAULT_K, Answer, CorpusAnswer, answer
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.corpus import Corpus, CorpusHit, Ranking
 from explorer.documents.load import load_path, markdown_structure

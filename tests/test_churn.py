@@ -11,7 +11,7 @@ import pytest
 
 from explorer import cli
 from explorer.chunking.churn import Churn, churn, insert_near_top, parse_splitters
-from explorer.chunking.splitters import embedded_text
+from explorer.chunking.records import embedded_text
 from explorer.config import Config, splitter_config
 from explorer.errors import SettingsError
 from explorer.workspace import Workspace

@@ -14,7 +14,8 @@ import numpy as np
 import pymupdf
 import pytest
 
-from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.records import Chunk, ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.config import FLAT_KEYS, Config
 from explorer.documents.load import load_document
 from explorer.errors import QuerySetError, SettingsError

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.chunking.splitters import RECURSIVE_LEVELS, SPLITTERS, ChunkSettings
+from explorer.chunking.records import RECURSIVE_LEVELS, SPLITTERS, ChunkSettings
 from explorer.config import CARRY, CONTEXT_HEADERS, DENSE_SOURCES, FLAT_KEYS, RETRIEVERS, Config
 from explorer.errors import SettingsError
 

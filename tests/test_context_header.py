@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from explorer.chunking.splitters import context_header, embedded_text
+from explorer.chunking.records import context_header, embedded_text
 from explorer.cli import main
 from explorer.config import Config
 from explorer.documents.model import Document

@@ -33,7 +33,8 @@ from explorer.chunking.edits import (
     split_target,
     undo,
 )
-from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.records import Chunk, ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import EditError

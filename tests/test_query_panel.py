@@ -20,7 +20,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import ChunkSettings, split
+from explorer.chunking.records import ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.config import CARRY, Config
 from explorer.documents.load import load_document, load_path
 from explorer.retrieval import evidence

@@ -11,13 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.chunking.splitters import (
-    ChunkSettings,
-    chunks_from_texts,
-    embedded_text,
-    semantic_breaks,
-    split,
-)
+from explorer.chunking.records import ChunkSettings, chunks_from_texts, embedded_text
+from explorer.chunking.splitters import semantic_breaks, split
 from explorer.config import CARRY, Config
 from explorer.documents.load import load_document
 from explorer.documents.model import Document

@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from explorer.chunking.adapters import LIBRARY_SPLITTERS
-from explorer.chunking.splitters import SPLITTERS
+from explorer.chunking.records import SPLITTERS
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError

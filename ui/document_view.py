@@ -21,7 +21,7 @@ from explorer.chunking.diagnostics import ISSUES, Diagnosis
 from explorer.chunking.diff import ChunkDiff
 from explorer.chunking.edits import Edit, encode_edits, split_points, undo
 from explorer.chunking.measures import MODEL_WINDOW
-from explorer.chunking.splitters import Chunk, embedded_text
+from explorer.chunking.records import Chunk, embedded_text
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import DocumentError

@@ -17,7 +17,7 @@ from typing import Any
 import streamlit as st
 
 from explorer.chunking.edits import Edit, encode_edits
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config, dense_config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError

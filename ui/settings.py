@@ -8,10 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.chunking.splitters import (
-    RECURSIVE_LEVELS,
-    SEMANTIC_PERCENTILE,
-)
+from explorer.chunking.records import RECURSIVE_LEVELS, SEMANTIC_PERCENTILE
 from explorer.config import CARRY, FLAT_KEYS, Config
 from explorer.corpus import HYBRID_WEIGHT
 from explorer.retrieval.scoring import PASSAGE_TOKENS

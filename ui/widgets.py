@@ -18,7 +18,7 @@ from streamlit.delta_generator import DeltaGenerator
 from explorer.answer import CorpusAnswer
 from explorer.chunking.edits import Edit
 from explorer.chunking.measures import UNITS
-from explorer.chunking.splitters import RECURSIVE_LEVELS
+from explorer.chunking.records import RECURSIVE_LEVELS
 from explorer.config import BUNDLED, CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS, Config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError

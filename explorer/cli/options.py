@@ -10,7 +10,7 @@ from typing import Any, NoReturn, TypeAlias
 
 from explorer.chunking.adapters import LIBRARY_SPLITTERS
 from explorer.chunking.measures import UNITS
-from explorer.chunking.splitters import SPLITTERS
+from explorer.chunking.records import SPLITTERS
 from explorer.config import CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS, Config
 from explorer.errors import SettingsError
 from explorer.evaluation.compare import parse_int_list

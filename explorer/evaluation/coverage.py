@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from explorer.answer import Answer, CorpusAnswer, answer, hit_json
 from explorer.chunking.edits import Edit, Edits, edits_json, retrievable
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.corpus import Corpus
 from explorer.errors import EditError, SettingsError

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.documents.model import Document
 
 if TYPE_CHECKING:

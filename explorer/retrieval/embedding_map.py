@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from explorer.chunking.splitters import Chunk
+    from explorer.chunking.records import Chunk
 
 NO_SECTION = "(before the first heading)"
 PREVIEW_CHARS = 160

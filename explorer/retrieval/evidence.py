@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.retrieval.context import Span as Span
 from explorer.retrieval.context import union as union
 

@@ -16,7 +16,7 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import SettingsError

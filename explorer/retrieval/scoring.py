@@ -30,13 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.chunking.splitters import (
-    Chunk,
-    ChunkSettings,
-    context_header,
-    embedded_text,
-    split_passages,
-)
+from explorer.chunking.records import Chunk, ChunkSettings, context_header, embedded_text
+from explorer.chunking.splitters import split_passages
 from explorer.config import check_context_header, check_dense
 from explorer.documents.model import Document
 from explorer.errors import SettingsError
@@ -76,11 +71,11 @@ def passages(doc: Document, *, units: Units | None = None) -> list[Chunk]:
 def passage_texts(
     doc: Document, spans: Sequence[Chunk], *, heading_prefix: bool, context: bool = False
 ) -> list[str]:
-    """What is embedded for each passage: its :func:`~explorer.chunking.splitters.embedded_text`,
+    """What is embedded for each passage: its :func:`~explorer.chunking.records.embedded_text`,
     and for a passage of a table's body rows that does not hold the table's header rows, those
     rows first (a row without the names of its columns is half a row), unless they are longer
     than a passage. With ``context``, the document's title and the passage's heading path come
-    first (:func:`~explorer.chunking.splitters.context_header`; it replaces the heading prefix).
+    first (:func:`~explorer.chunking.records.context_header`; it replaces the heading prefix).
     The passage's span, and what is shown for it, stay its own."""
     from explorer.chunking.measures import get_measure
 

@@ -11,7 +11,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from explorer.answer import CorpusAnswer
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.preparing import Pending
 from ui import corpus_view, frame, widgets

@@ -12,7 +12,7 @@ from streamlit.delta_generator import DeltaGenerator
 from explorer.answer import Answer, CorpusAnswer
 from explorer.chunking.edits import Edit, encode_edits
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError
