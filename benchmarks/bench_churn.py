@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's explorer, not an installed one
 
-from explorer.chunking.churn import churn_by_splitter, insert_near_top  # noqa: E402
+from explorer.chunking.churn import insert_near_top  # noqa: E402
 from explorer.config import Config  # noqa: E402
 from explorer.workspace import Workspace  # noqa: E402
 
@@ -69,7 +69,7 @@ def main() -> None:
             done = total = 0
             shares = []
             for old, new in pairs:
-                c = churn_by_splitter(ws, old, new, config, [name])[name]
+                c = ws.churn(old, new, config, [name])[name]
                 done += c.reembedded
                 total += c.new_chunks
                 shares.append(c.share)

@@ -6,7 +6,7 @@ before indexing it for BM25 ("contextual BM25"). Over their sets, the top-20 ret
 rate fell from 5.7% to 3.7% with contextual embeddings (−35%) and to 2.9% with both (−49%).
 
 Here the context is written by no LLM: it is the document's title and the chunk's heading path
-(``context_header=embed`` and ``embed+bm25``, see :mod:`explorer.retrieval.index`). Three
+(``context_header=embed`` and ``embed+bm25``, see :mod:`explorer.retrieval.scoring`). Three
 configurations, each through :func:`explorer.evaluation.coverage.evaluate` as ``explorer ab``
 runs them: ours (the recommended configuration), ours + contextual embeddings, ours +
 contextual embeddings + contextual BM25.

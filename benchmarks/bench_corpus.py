@@ -133,7 +133,6 @@ def measure(n: int, store_dir: str, run: str, *, fake: bool = False) -> dict[str
     """One size in this process: the timings and the peak memory."""
     from explorer.answer import answer
     from explorer.config import Config
-    from explorer.retrieval.embeddings import using_store
     from explorer.retrieval.store import open_store
     from explorer.workspace import Workspace
 
@@ -146,13 +145,13 @@ def measure(n: int, store_dir: str, run: str, *, fake: bool = False) -> dict[str
     out["load_s"] = time.perf_counter() - t
     out["chars"] = sum(len(d.text) for d in docs)
     store = open_store(store_dir)
-    with using_store(store):
+    with ws.using_store(store):
         emb = ws.embedder(config.model)
         t = time.perf_counter()
         retrievers = {d.name: ws.retriever(d, config) for d in docs}
         out["chunk_s"] = time.perf_counter() - t
         out["chunks"] = sum(len(r.chunks) for r in retrievers.values())
-        texts = [t for r in retrievers.values() for t in r.index.dense_texts]
+        texts = [t for r in retrievers.values() for t in r.dense_texts]
         out["passages"] = len(texts)
         # every passage's vector stays in memory while the corpus is made
         emb.max_entries = max(emb.max_entries, 2 * len(texts))
@@ -168,23 +167,27 @@ def measure(n: int, store_dir: str, run: str, *, fake: bool = False) -> dict[str
         t = time.perf_counter()
         out["random"] = random_vectors(emb, texts) if fake else 0
         for r in retrievers.values():
-            r.index.vectors()
+            r.vectors()
         out["embed_s"] = time.perf_counter() - t
         out["embedded"] = todo
         t = time.perf_counter()
         corpus = ws.corpus(config, docs)
-        corpus.rank("warm up the index")  # builds BM25 over every chunk
+        warm = "warm up the index"
+        corpus.rank(warm, ws.question_vector(warm, config))  # builds BM25 over every chunk
         out["index_s"] = time.perf_counter() - t
         emb.model  # noqa: B018 - questions are new to every run: the model embeds them
-        answer(corpus, "a first question, not timed", budget=1024, k=None)
+        first = "a first question, not timed"
+        ranking = corpus.rank(first, ws.question_vector(first, config))
+        answer(corpus, first, ranking=ranking, budget=1024, k=None)
         lat: list[float] = []
         ranked: list[float] = []
         for q in QUESTIONS * 2:
             question = f"{q} ({run}, {len(lat)})"
             t = time.perf_counter()
-            emb.embed_query(question)
+            vector = ws.question_vector(question, config)
             m = time.perf_counter()
-            answer(corpus, question, budget=1024, k=None)
+            ranking = corpus.rank(question, vector)
+            answer(corpus, question, ranking=ranking, budget=1024, k=None)
             done = time.perf_counter()
             lat.append(done - t)
             ranked.append(done - m)

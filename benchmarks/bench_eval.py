@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.chunking.splitters import Chunk, ChunkSettings, chunks_from_texts, register
+from explorer.chunking.records import Chunk, ChunkSettings, chunks_from_texts, register
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.evaluation.coverage import SCOPES, EvalReport, QueryResult, evaluate

@@ -20,8 +20,9 @@ recursive splitter (at 128 cl100k tokens for (a); at 80 for (b), since the corpu
     the third row.
 (b) Query time with the chunk vectors cached: ``--chunks`` chunks are embedded once, then each
     of ``--queries`` questions (from ``queries/boundary-questions.json``, each new to the
-    embedder, so its embedding is part of the time) is ranked against all of them with
-    :meth:`explorer.retrieval.ChunkIndex.search` (k=5) by each retriever. Median and 90th
+    embedder, so its embedding is part of the time) is embedded and ranked against all of them
+    with :meth:`explorer.corpus.Corpus.rank` (the documents the chunks are of, as one corpus; the
+    top 5 read) by each retriever, without a carry. Median and 90th
     percentile per retriever; the same questions asked again (query vector cached) for
     comparison. Target: median 100 ms or less.
 (b2) The same with dense scores from passages (``dense="passages"``) over the corpus's longest
@@ -46,11 +47,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from explorer.chunking.splitters import Chunk, ChunkSettings, embedded_text, split
+from explorer.chunking.records import Chunk, ChunkSettings, embedded_text
+from explorer.chunking.splitters import split
+from explorer.config import BUNDLED, RETRIEVERS, Config
+from explorer.corpus import Corpus
 from explorer.documents.load import load_path
 from explorer.documents.model import Document
-from explorer.retrieval.embeddings import BUNDLED, Embedder, load_model
-from explorer.retrieval.index import RETRIEVERS, ChunkIndex
+from explorer.retrieval.embeddings import Embedder, load_model
+from explorer.retrieval.retriever import Retriever
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
@@ -72,12 +76,22 @@ def corpus_paths() -> list[Path]:
 
 def corpus_chunks(n: int, settings: ChunkSettings) -> list[Chunk]:
     """The first ``n`` chunks of the corpus documents (Markdown, then PDFs, by name)."""
-    out: list[Chunk] = []
+    return [c for _, chunks in corpus_parts(n, settings) for c in chunks]
+
+
+def corpus_parts(n: int, settings: ChunkSettings) -> list[tuple[Document, list[Chunk]]]:
+    """The first ``n`` chunks of the corpus documents (Markdown, then PDFs, by name), with the
+    document each is of."""
+    out: list[tuple[Document, list[Chunk]]] = []
+    total = 0
     for path in corpus_paths():
-        out.extend(split(load_path(path), settings))
-        if len(out) >= n:
-            return out[:n]
-    raise SystemExit(f"the corpus gives only {len(out)} chunks at {settings.key()}; ask for fewer")
+        doc = load_path(path)
+        chunks = split(doc, settings)[: n - total]
+        out.append((doc, chunks))
+        total += len(chunks)
+        if total >= n:
+            return out
+    raise SystemExit(f"the corpus gives only {total} chunks at {settings.key()}; ask for fewer")
 
 
 def questions(n: int) -> list[str]:
@@ -143,35 +157,57 @@ def throughput(texts: Sequence[str], repeat: int) -> None:
 # --------------------------------------------------------------------------- (b)
 
 
+def top_five(corpus: Corpus, emb: Embedder, question: str) -> Any:
+    """The question embedded (unless BM25 ranks alone) and its top 5 hits."""
+    vector = emb.embed_query(question) if corpus.config.retriever != "bm25" else None
+    return corpus.rank(question, vector)[:5]
+
+
 def query_time(
-    chunks: Sequence[Chunk], asked: Sequence[str], per: int, *, doc: Document | None = None
+    parts: Sequence[tuple[Document, Sequence[Chunk]]],
+    asked: Sequence[str],
+    per: int,
+    *,
+    passages: bool = False,
 ) -> None:
     """``asked`` holds ``per`` questions for each retriever, so every one is new to the embedder
-    (BM25 embeds nothing; dense and hybrid each embed their own questions). With ``doc``, dense
-    scores come from its passages."""
+    (BM25 embeds nothing; dense and hybrid each embed their own questions). With ``passages``,
+    dense scores come from the documents' passages."""
     emb = Embedder(BUNDLED)
-    if doc is None:
-        index = ChunkIndex(chunks, embedder=emb)
-    else:
-        index = ChunkIndex(chunks, embedder=emb, doc=doc, dense="passages")
-    embed_s = timed(index.vectors)
-    index.bm25()  # built once, like the vectors: the app keeps the index in its cache
+    base = Config().replace(dense="passages" if passages else "chunks", carry=0.0)
+    corpora: dict[str, Corpus] = {}
+    for retriever in RETRIEVERS:
+        config = base.replace(retriever=retriever)
+        made = {d.name: Retriever(d, config, chunks=c, embedder=emb) for d, c in parts}
+        corpora[retriever] = Corpus(made, config)
+    hybrid = corpora["hybrid"]
+
+    def embed_all() -> None:
+        for name in hybrid.names:
+            hybrid.retriever(name).vectors()
+
+    embed_s = timed(embed_all)
+    for corpus in corpora.values():  # BM25 built once, like the vectors: the app keeps it
+        top_five(corpus, emb, "warm up")
+    n_chunks = sum(len(chunks) for _, chunks in parts)
     what = (
-        f"{len(chunks):,} chunks embedded once"
-        if doc is None
-        else f"{len(chunks):,} chunks of {doc.name}, its {len(index.passages):,} passages "
+        f"{n_chunks:,} chunks embedded once"
+        if not passages
+        else f"{n_chunks:,} chunks of {', '.join(d.name for d, _ in parts)}, its "
+        f"{sum(len(hybrid.retriever(n).passages) for n in hybrid.names):,} passages "
         "embedded once"
     )
     print(
-        f"\n(b{'' if doc is None else '2'}) query time: {what} ({embed_s:.1f} s), "
+        f"\n(b{'2' if passages else ''}) query time: {what} ({embed_s:.1f} s), "
         f"{per} questions per retriever, k=5"
     )
     print(f"{'retriever':<12}{'new question: median ms':>25}{'p90 ms':>9}{'asked again: ms':>18}")
     medians: dict[str, float] = {}
     for n, retriever in enumerate(RETRIEVERS):
         mine = asked[n * per : (n + 1) * per]
-        new = [timed(partial(index.search, q, retriever, 5)) * 1000 for q in mine]
-        again = [timed(partial(index.search, q, retriever, 5)) * 1000 for q in mine]
+        corpus = corpora[retriever]
+        new = [timed(partial(top_five, corpus, emb, q)) * 1000 for q in mine]
+        again = [timed(partial(top_five, corpus, emb, q)) * 1000 for q in mine]
         medians[retriever] = statistics.median(new)
         print(
             f"{retriever:<12}{statistics.median(new):>25.1f}{percentile(new, 0.9):>9.1f}"
@@ -250,14 +286,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\ntexts for (a): the first {len(chunks):,} corpus chunks, recursive, tokens 128")
         throughput([c.text for c in chunks], args.repeat)
     if "b" not in args.skip:
-        chunks = corpus_chunks(args.chunks, ChunkSettings("recursive", "tokens", 80, overlap=0))
-        print(f"\nchunks for (b): the first {len(chunks):,} corpus chunks, recursive, tokens 80")
+        parts = corpus_parts(args.chunks, ChunkSettings("recursive", "tokens", 80, overlap=0))
+        n_chunks = sum(len(chunks) for _, chunks in parts)
+        print(f"\nchunks for (b): the first {n_chunks:,} corpus chunks, recursive, tokens 80")
         per = args.queries
-        query_time(chunks, questions(per * len(RETRIEVERS)), per)
+        query_time(parts, questions(per * len(RETRIEVERS)), per)
         longest = max(corpus_paths(), key=lambda p: len(load_path(p).text))
         doc = load_path(longest)
         chunks = split(doc, ChunkSettings("recursive", "tokens", 80, overlap=0))
-        query_time(chunks, questions(per * len(RETRIEVERS)), per, doc=doc)  # a new embedder
+        query_time([(doc, chunks)], questions(per * len(RETRIEVERS)), per, passages=True)
     if "c" not in args.skip:
         hit_rates()
     return 0

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from explorer.chunking.adapters import ADAPTERS
-from explorer.chunking.splitters import SPLITTERS, ChunkSettings
+from explorer.chunking.records import SPLITTERS, ChunkSettings
 from explorer.chunking.tables import table_audit
 from explorer.config import Config
 from explorer.documents.load import load_path

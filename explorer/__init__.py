@@ -18,7 +18,8 @@ and sentence-transformers are imported inside the functions that need them.
 
 from explorer.answer import Answer, CorpusAnswer
 from explorer.chunking.edits import Edit, apply_edits
-from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.records import Chunk, ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.config import Config
 from explorer.corpus import Corpus
 from explorer.documents import Document, load_document, load_folder, load_path

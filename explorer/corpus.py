@@ -3,24 +3,38 @@
 A :class:`Corpus` is a set of named :class:`~explorer.retrieval.retriever.Retriever`\\ s under one
 configuration (made by :class:`explorer.workspace.Workspace`, so each document's chunks,
 passages, vectors, table headers and token units are its own and shared with any other use).
-One document is a corpus of one: :func:`explorer.answer.answer` turns a corpus ranking into the
-context an LLM would receive, whatever the number of documents. What a corpus changes is the
-ranking, made over *all* the documents' chunks at once:
+One document is a corpus of one: :meth:`Corpus.rank` is the one ranking of chunks, and
+:func:`explorer.answer.answer` turns it into the context an LLM would receive, whatever the
+number of documents.
 
-* BM25 is one index over every chunk, so a word's IDF and the average chunk length are the
-  corpus's: a word every document uses weighs little, one only the refund policy uses weighs much.
-* Dense scores are cosines, comparable across documents as they are.
-* Hybrid normalises the dense and the BM25 scores over all chunks, then mixes them.
-* The carry (a chunk's score gains a share of the previous chunk's) stays inside a document: a
-  document's first chunk has nothing before it.
+The ranking is model-free, as ``sentence_transformers.util.semantic_search``: the question's
+vector (embedded by the workspace, :meth:`~explorer.workspace.Workspace.question_vector`) and its
+text (for BM25) in, every chunk ranked out. Every chunk is ranked, so the evidence check can say
+where a chunk that was not retrieved would have ranked ("ranked 9th"). The scores:
 
-Ties go to the earlier document (in the corpus's order), then the earlier chunk. A corpus of one
-document ranks exactly as its retriever does.
+* Dense: each chunk's cosine with the question — its own vector's, or the best of its passages'
+  and of its neighbouring passage pairs' (a pair counts when the chunk holds both of its
+  passages; see :mod:`explorer.retrieval.scoring`). Cosines are comparable across documents.
+* BM25: one index over every chunk, so a word's IDF and the average chunk length are the
+  corpus's: a word every document uses weighs little, one only the refund policy uses weighs much
+  (a corpus of one document uses the document's own index: the same statistics).
+* Hybrid: ``HYBRID_WEIGHT × dense + (1 − HYBRID_WEIGHT) × BM25``, each min–max normalised over
+  all the chunks (all equal scores normalise to 0: they tell nothing apart).
+* A chunk a what-if edit dropped scores 0 (it carries nothing) and is never ranked.
+* The carry (``config.carry``): each chunk's score gains that share of the positive part of the
+  own score of the chunk before it, inside its document (a document's first chunk has nothing
+  before it). Text that follows a relevant passage often completes it — the exception after a
+  rule, the explanation after a code line, the rest of a list — while sharing few of the
+  question's words. The own scores, not the carried ones, are passed on, so a strong chunk lifts
+  the next one only.
+
+Ties go to the earlier document (in the corpus's order), then the earlier chunk.
 
 The ranking is computed over the whole corpus at once, in numpy: the scores of all chunks are one
 array (the documents in order, each document's chunks in order), normalised, carried and sorted
-as one, and :meth:`Corpus.rank` returns a :class:`Ranking` whose hits are made when read. The
-scores are the same floats as each document's retriever's (see :meth:`Corpus._dense`).
+as one, and :meth:`Corpus.rank` returns a :class:`Ranking` whose hits are made when read. Each
+document's cosines are the same floats as a ranking of that document alone (see
+:meth:`Corpus._dense`).
 """
 
 from __future__ import annotations
@@ -29,16 +43,25 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
-from explorer.chunking.splitters import Chunk
-from explorer.config import Config
+from explorer.chunking.records import Chunk
+from explorer.config import Config, check_carry
 from explorer.documents.model import Document
 from explorer.errors import SettingsError
 from explorer.retrieval.context import ContextPiece, Span
-from explorer.retrieval.index import HYBRID_WEIGHT, Bm25, Hit, check_carry
 from explorer.retrieval.retriever import Retriever
+from explorer.retrieval.scoring import Bm25, Hit
 
 if TYPE_CHECKING:
-    from explorer.retrieval.embeddings import Embedder
+    from explorer.chunking.measures import Units
+    from explorer.documents.markdown_view import Rendered
+    from explorer.retrieval.embeddings import Vectors
+
+HYBRID_WEIGHT = 0.5
+"""Hybrid score = ``HYBRID_WEIGHT × dense + (1 − HYBRID_WEIGHT) × BM25``, each min–max normalised
+over the chunks ranked for the question, so both lie in [0, 1]. A convex combination of
+normalised scores ranks better than reciprocal rank fusion and has no rank constant to choose
+(Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 2023).
+Equal weights: not tuned to any query set."""
 
 DocSpan = tuple[str, int, int]
 """``(document name, start, end)``: a span of one document of a corpus."""
@@ -58,7 +81,7 @@ class CorpusHit:
 
     @property
     def hit(self) -> Hit:
-        """The same hit as its document's retriever knows it (with the corpus rank)."""
+        """The same hit within its document (with the corpus rank)."""
         return Hit(self.rank, self.index, self.score, self.retriever, self.carried)
 
 
@@ -212,12 +235,25 @@ class Corpus:
             raise SettingsError(f"no document named {name!r} in the corpus") from None
 
     def document(self, name: str) -> Document:
+        """The document ``name`` (a name not in the corpus is a SettingsError)."""
         return self.retriever(name).doc
 
     @property
     def chunks(self) -> dict[str, list[Chunk]]:
         """Each document's chunks, by name."""
         return {n: r.chunks for n, r in self._retrievers.items()}
+
+    def chunks_of(self, name: str) -> list[Chunk]:
+        """The chunks of the document ``name``."""
+        return self.retriever(name).chunks
+
+    def units(self, name: str) -> Units:
+        """The cl100k token units of the whole document ``name`` (what budgets count)."""
+        return self.retriever(name).units
+
+    def rendered(self, name: str) -> Rendered | None:
+        """What a reader sees of the document ``name`` (see :attr:`Retriever.rendered`)."""
+        return self.retriever(name).rendered
 
     @property
     def size(self) -> int:
@@ -237,16 +273,16 @@ class Corpus:
         import numpy as np
 
         if len(self.names) == 1:
-            scores = self._retrievers[self.names[0]].index.bm25().scores(question)
+            scores = self._retrievers[self.names[0]].bm25().scores(question)
         else:
             if self._bm25 is None:
-                texts = [t for n in self.names for t in self._retrievers[n].index.texts]
+                texts = [t for n in self.names for t in self._retrievers[n].bm25_texts]
                 self._bm25 = Bm25(texts)
             scores = self._bm25.scores(question)
         return np.asarray(scores, dtype=np.float64)
 
-    def _dense(self, question: str) -> Any:
-        """Every chunk's dense score (float64; see :meth:`ChunkIndex.dense_scores`).
+    def _dense(self, vector: Vectors | None) -> Any:
+        """Every chunk's dense score (float64): its cosine with the question's ``vector``.
 
         Each document's vectors are multiplied by the question's vector in a call of their own
         (into one array), because one product over all documents' vectors stacked differs from
@@ -255,24 +291,24 @@ class Corpus:
         best passage or pair of every chunk of every document is then one reduction."""
         import numpy as np
 
+        if vector is None:
+            raise SettingsError(
+                f"{self.config.retriever} ranking needs the question's vector (embed it with "
+                "Workspace.question_vector)"
+            )
         dense = self._dense_places()
-        query: dict[int, Any] = {}
-        for e in dense.embedders:
-            if id(e) not in query:
-                query[id(e)] = e.embed_query(question)
-        vectors = [query[id(e)] for e in dense.embedders]
-        dtype = np.result_type(*(m.dtype for m, _ in dense.sims), *(q.dtype for q in vectors))
+        dtype = np.result_type(*(m.dtype for m, _ in dense.sims), vector.dtype)
         sims = np.empty(dense.n_sims + 1, dtype=dtype)
         sims[-1] = -1.0  # a cosine's floor, what a chunk holding no passage reads
-        for (m, lo), q in zip(dense.sims, vectors, strict=True):
-            np.matmul(m, q, out=sims[lo : lo + len(m)])
+        for m, lo in dense.sims:
+            np.matmul(m, vector, out=sims[lo : lo + len(m)])
         if dense.chunks:  # one vector per chunk: its cosine
             return sims[dense.take].astype(np.float64)
         pairs = np.empty(dense.n_pairs + 1, dtype=dtype)
         pairs[-1] = -1.0
-        for (m, lo), q in zip(dense.pairs, vectors, strict=True):
+        for m, lo in dense.pairs:
             if len(m):
-                np.matmul(m, q, out=pairs[lo : lo + len(m)])
+                np.matmul(m, vector, out=pairs[lo : lo + len(m)])
         best = np.maximum(
             np.maximum.reduceat(sims, dense.sim_bounds)[::2],
             np.maximum.reduceat(pairs, dense.pair_bounds)[::2],
@@ -284,21 +320,24 @@ class Corpus:
             self._dense_layout = _Dense.of(self)
         return self._dense_layout
 
-    def scores(self, question: str) -> tuple[Any, Any]:
-        """Every chunk's own score and its score with the carry (float64 arrays over the
-        corpus's places: the documents in order, each document's chunks in order); a dropped
-        chunk's own score is 0."""
+    def rank(self, question: str, vector: Vectors | None = None) -> Ranking:
+        """Every chunk of every document ranked for ``question``, best first (see the module):
+        BM25 reads its text, dense scores its ``vector`` (the question embedded by the
+        configuration's model; needed unless the configuration ranks by BM25 alone)."""
         import numpy as np
 
         config = self.config
         check_carry(config.carry)
         places = self._places()
+        if not self._size:
+            empty = np.zeros(0, dtype=np.intp)
+            return Ranking(self.names, empty, empty, empty, empty, config.retriever)
         if config.retriever == "bm25":
             own = self._lexical(question)
         elif config.retriever == "dense":
-            own = self._dense(question)
+            own = self._dense(vector)
         else:
-            own = combined(self._dense(question), self._lexical(question))
+            own = combined(self._dense(vector), self._lexical(question))
         if places.any_dropped:
             own = np.where(places.dropped, 0.0, own)
         total = own
@@ -306,18 +345,6 @@ class Corpus:
             total = own.copy()
             lift = config.carry * np.maximum(0.0, own[:-1])
             total[1:] += np.where(places.first[1:], 0.0, lift)
-        return own, total
-
-    def rank(self, question: str) -> Ranking:
-        """Every chunk of every document ranked for ``question``, best first (see the module)."""
-        import numpy as np
-
-        check_carry(self.config.carry)
-        places = self._places()
-        if not self._size:
-            empty = np.zeros(0, dtype=np.intp)
-            return Ranking(self.names, empty, empty, empty, empty, self.config.retriever)
-        own, total = self.scores(question)
         order = np.argsort(-total, kind="stable")  # ties: the earlier place
         if places.any_dropped:
             order = order[~places.dropped[order]]
@@ -327,7 +354,7 @@ class Corpus:
             places.index[order],
             total[order],
             total[order] - own[order],
-            self.config.retriever,
+            config.retriever,
         )
 
     # ------------------------------------------------------------------ context
@@ -348,6 +375,15 @@ class Corpus:
     def cost(self, pieces: Sequence[CorpusPiece]) -> int:
         """cl100k tokens of ``pieces`` sent as they are (a piece repeated counts again)."""
         return sum(self._retrievers[p.doc].units.size(p.start, p.end) for p in pieces)
+
+    def pieces_in(self, name: str, hits: Sequence[Hit]) -> list[ContextPiece]:
+        """The context pieces of ``hits``, hits of the document ``name`` (see
+        :meth:`Retriever.pieces`)."""
+        return self.retriever(name).pieces(hits)
+
+    def cost_in(self, name: str, pieces: Sequence[ContextPiece]) -> int:
+        """cl100k tokens of ``pieces`` of the document ``name`` sent as they are."""
+        return self.retriever(name).cost(pieces)
 
 
 # --------------------------------------------------------------------------- the layout
@@ -377,7 +413,7 @@ class _Places:
         first[starts[np.array(sizes, dtype=np.intp) > 0]] = True
         dropped = np.zeros(len(doc), dtype=bool)
         for n, name in enumerate(corpus.names):
-            for i in corpus.retriever(name).index.dropped:
+            for i in corpus.retriever(name).dropped:
                 dropped[starts[n] + i] = True
         return cls(doc, index, first, dropped, bool(dropped.any()))
 
@@ -389,7 +425,6 @@ class _Dense:
     :func:`np.maximum.reduceat` reads them: an empty range starts at the array's last element,
     the floor), or with one vector per chunk, where its cosine is."""
 
-    embedders: tuple[Embedder, ...]
     sims: tuple[tuple[Any, int], ...]
     pairs: tuple[tuple[Any, int], ...]
     n_sims: int
@@ -403,10 +438,6 @@ class _Dense:
     def of(cls, corpus: Corpus) -> _Dense:
         import numpy as np
 
-        if not corpus.names or any(corpus.retriever(n).embedder is None for n in corpus.names):
-            raise SettingsError("dense retrieval needs an embedding model")
-
-        embedders: list[Embedder] = []
         sims: list[tuple[Any, int]] = []
         pairs: list[tuple[Any, int]] = []
         sim_bounds: list[Any] = []
@@ -417,24 +448,22 @@ class _Dense:
             r = corpus.retriever(name)
             if not r.chunks:
                 continue
-            assert r.embedder is not None  # checked above
-            embedders.append(r.embedder)
-            vecs = r.index.vectors()
+            vecs = r.vectors()
             sims.append((vecs, n_sims))
             if not chunks:
-                pair = r.index.pairs()
+                pair = r.pair_vectors()
                 pairs.append((pair, n_pairs))
-                sim_bounds.append((r.index.held, len(vecs), n_sims))
-                pair_bounds.append((r.index.held, len(pair), n_pairs))
+                sim_bounds.append((r.held, len(vecs), n_sims))
+                pair_bounds.append((r.held, len(pair), n_pairs))
                 n_pairs += len(pair)
             n_sims += len(vecs)
         if chunks:
             take = np.arange(n_sims, dtype=np.intp)
-            return cls(tuple(embedders), tuple(sims), (), n_sims, 0, True, take)
+            return cls(tuple(sims), (), n_sims, 0, True, take)
 
         def bounds(parts: list[Any], floor: int, shorten: int) -> Any:
             out = []
-            for held, n, offset in parts:  # as _range_max, inside the document's own values
+            for held, n, offset in parts:  # inside the document's own values
                 b = np.array(held, dtype=np.intp).reshape(-1, 2)
                 lo = np.minimum(b[:, 0], n)
                 hi = np.clip(b[:, 1] - shorten, 0, n)
@@ -446,7 +475,6 @@ class _Dense:
             return np.minimum(both, floor)
 
         return cls(
-            tuple(embedders),
             tuple(sims),
             tuple(pairs),
             n_sims,
@@ -459,13 +487,13 @@ class _Dense:
 
 
 def combined(dense: Any, lexical: Any, *, weight: float = HYBRID_WEIGHT) -> Any:
-    """:func:`explorer.retrieval.index.combine` over float64 arrays (the same arithmetic, so the
-    same scores)."""
+    """The hybrid score of each chunk (see :data:`HYBRID_WEIGHT`), over float64 arrays."""
     return weight * normalised(dense) + (1.0 - weight) * normalised(lexical)
 
 
 def normalised(scores: Any) -> Any:
-    """:func:`explorer.retrieval.index.normalised` over a float64 array."""
+    """Min–max normalised to [0, 1] (a float64 array); all equal scores become 0 (they tell
+    nothing apart)."""
     import numpy as np
 
     if not len(scores):

@@ -26,7 +26,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from explorer.chunking.edits import Edit, edits_json, encode_edits
-from explorer.chunking.splitters import Chunk, embedded_text
+from explorer.chunking.records import Chunk, embedded_text
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.retrieval.context import TableHeaders

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.answer import DEFAULT_K, Answer
 from explorer.chunking.edits import Edit, snap
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import EditError

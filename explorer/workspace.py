@@ -3,10 +3,12 @@
 A :class:`Workspace` reads each document once, chunks it once per chunking, builds one retriever
 per ranking configuration, and embeds through one embedder per model (whose vectors are also kept
 in the lasting index on disk). It says what is still to embed (:meth:`Workspace.pending`) and
-prepares it with one progress callback (:meth:`Workspace.prepare`), and it answers — one document
-being a corpus of one — through :func:`explorer.answer.answer`. The app's pages, the command
-line, evaluation, the A/B, the sweep, lessons and version comparison all ask it; none builds its
-own retriever or cache::
+prepares it with one progress callback (:meth:`Workspace.prepare`; both in
+:mod:`explorer.preparing`), it embeds each question (:meth:`Workspace.question_vector`) for the
+one ranking (:meth:`explorer.corpus.Corpus.rank`), and it answers — one document being a corpus
+of one — through :func:`explorer.answer.answer`. The app's pages, the command line, evaluation,
+the A/B, the sweep, lessons and version comparison all ask it; none builds its own retriever or
+cache::
 
     from explorer import Config, Workspace
 
@@ -17,9 +19,12 @@ own retriever or cache::
 
 Names are this workspace's own (a folder's files, documents added); what is computed is keyed by
 content (:attr:`Document.key`) and configuration, and shared with every workspace made from it
-with :meth:`Workspace.view` — the app keeps one per process and gives each session a view of its
-own documents, so the bytes two sessions share are read, chunked and embedded once, while neither
-sees the other's names. Every cache is bounded (least recently used first out) and safe to use
+with :meth:`Workspace.view`. The process has one shared workspace (:func:`shared_workspace`,
+what :func:`explorer.ask` and the app use; the app gives each session a view of its own
+documents, so the bytes two sessions share are read, chunked and embedded once, while neither
+sees the other's names). It owns the process's embedders and their lasting index: every
+workspace of the process embeds through them (:meth:`Workspace.using_store` points them at
+another lasting index). Every cache is bounded (least recently used first out) and safe to use
 from several threads: a value being made is made once, the others wait for it.
 """
 
@@ -27,139 +32,42 @@ from __future__ import annotations
 
 import os
 import threading
-import time
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
+from explorer import preparing
 from explorer.answer import DEFAULT_K, Answer, CorpusAnswer, How, answer
 from explorer.chunking.edits import Edit, encode_edits
 from explorer.chunking.measures import DEFAULT_ENCODING
-from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.records import Chunk, ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.config import Config, dense_config
-from explorer.corpus import Corpus
+from explorer.corpus import Corpus, CorpusHit, Ranking
 from explorer.documents.folder import Loaded, Skipped, load_folder, load_paths
 from explorer.documents.load import load_document
 from explorer.documents.model import Document, document_name, leaves_folder, sha256_of
 from explorer.errors import EditError, QuerySetError, SettingsError
-from explorer.progress import Progress, Rate, quiet, scaled
+from explorer.memo import Memo
+from explorer.preparing import Indexed, Pending
+from explorer.progress import Progress, quiet
 from explorer.retrieval.context import Span
+from explorer.retrieval.embeddings import Embedders
 from explorer.retrieval.retriever import Retriever
 
 if TYPE_CHECKING:
     from explorer.chunking.adapters import LibraryChunking
+    from explorer.chunking.churn import Churn
     from explorer.chunking.diagnostics import Diagnosis
     from explorer.chunking.diff import ChunkDiff
     from explorer.chunking.measures import Units
     from explorer.chunking.tables import TableAudit
     from explorer.documents.markdown_view import Rendered
-    from explorer.retrieval.embeddings import Embedder
-
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-
-MODEL_NOTE = "loading the embedding model (about 15 s the first time)"
-
-
-class Memo(Generic[K, V]):
-    """A bounded cache that makes each value once, even when several threads ask at once."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[K, V] = OrderedDict()
-        self._lock = threading.Lock()
-        self._making: dict[K, threading.Lock] = {}
-
-    def get(self, key: K, make: Callable[[], V]) -> V:
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-            making = self._making.setdefault(key, threading.Lock())
-        with making:
-            with self._lock:
-                if key in self._items:
-                    return self._items[key]
-            try:
-                value = make()
-            finally:
-                with self._lock:
-                    self._making.pop(key, None)
-            with self._lock:
-                self._items[key] = value
-                while len(self._items) > self.size:
-                    self._items.popitem(last=False)
-            return value
-
-    def peek(self, key: K) -> V | None:
-        with self._lock:
-            return self._items.get(key)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
-@dataclass(frozen=True)
-class Pending:
-    """What preparing some documents under a configuration still has to do."""
-
-    texts: int
-    """Distinct texts not embedded yet (neither in memory nor in the lasting index)."""
-    what: str
-    """What they are: ``"passages"`` or ``"chunk texts"``."""
-    model: str
-    load_model: bool
-    """The model has to be loaded first (it is needed and not in memory)."""
-
-    @property
-    def ready(self) -> bool:
-        """Nothing to embed and no model to load: answering takes milliseconds."""
-        return not self.texts and not self.load_model
-
-
-@dataclass(frozen=True)
-class Indexed:
-    """What :meth:`Workspace.index` did: the documents and chunks it covered, the distinct texts
-    whose vectors the lasting index now holds for them, how many it embedded and how many were
-    there already, and how long it took."""
-
-    documents: int
-    chunks: int
-    texts: int
-    """Distinct texts to keep (passages or chunk texts, and the questions given)."""
-    what: str
-    embedded: int
-    already: int
-    """Texts whose vectors were stored (or in memory) before the run."""
-    seconds: float
-    """The whole run: reading, chunking, loading the model, embedding."""
-    embedding_seconds: float
-    """The embedding alone (what :attr:`rate` divides by)."""
-    threads: int
-    """Threads the model ran on (0: nothing was embedded)."""
-
-    @property
-    def rate(self) -> float:
-        """Texts embedded a second (0.0 when none was)."""
-        if not self.embedded or self.embedding_seconds <= 0:
-            return 0.0
-        return self.embedded / self.embedding_seconds
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "documents": self.documents,
-            "chunks": self.chunks,
-            "texts": self.texts,
-            "what": self.what,
-            "embedded": self.embedded,
-            "already_stored": self.already,
-            "seconds": round(self.seconds, 3),
-            "embedding_seconds": round(self.embedding_seconds, 3),
-            "rate_per_second": round(self.rate, 1),
-            "threads": self.threads,
-        }
+    from explorer.retrieval.embedding_map import EmbeddingMap
+    from explorer.retrieval.embeddings import Embedder, Vectors
+    from explorer.retrieval.store import Store
 
 
 @dataclass(frozen=True)
@@ -182,15 +90,17 @@ KEEP = 100_000
 
 class _Shared:
     """What every view of a workspace shares: the caches, keyed by content and settings, each
-    keeping about ``keep`` documents' worth."""
+    keeping about ``keep`` documents' worth, and the ``embedders`` (the process's: see
+    :func:`shared_workspace`)."""
 
-    def __init__(self, keep: int) -> None:
+    def __init__(self, keep: int, embedders: Embedders) -> None:
+        self.embedders = embedders
         self.documents: Memo[tuple[str, str], Document] = Memo(keep)
-        self.chunkings: Memo[tuple[str, str], Chunking] = Memo(4 * keep)
+        self.chunkings: Memo[tuple[str, str], Chunking] = Memo(keep)
         self.passages: Memo[str, list[Chunk]] = Memo(keep)
-        self.units: Memo[tuple[str, str, str], Units] = Memo(2 * keep)
+        self.units: Memo[tuple[str, str, str], Units] = Memo(keep)
         self.rendered: Memo[str, Rendered | None] = Memo(keep)
-        self.retrievers: Memo[tuple[str, str, str], Retriever] = Memo(4 * keep)
+        self.retrievers: Memo[tuple[str, str, str], Retriever] = Memo(keep)
         self.corpora: Memo[tuple[tuple[tuple[str, str, str], ...], str], Corpus] = Memo(16)
         self.edited: Memo[tuple[str, str], Chunking] = Memo(EDITED)
         """Chunkings after what-if edits: a few at a time (a suggested repair tries a dozen)."""
@@ -203,6 +113,21 @@ class _Shared:
         self.loads = 0
         """Documents parsed (a document asked for again is served from the cache)."""
         self.lock = threading.Lock()
+        self.bound(keep)
+
+    def bound(self, keep: int) -> None:
+        """Keep about ``keep`` documents' worth from now on (the least recently used go first
+        as new work comes in): a document, up to four chunkings and retrievers of it, two
+        measures of its text."""
+        for memo, times in (
+            (self.documents, 1),
+            (self.chunkings, 4),
+            (self.passages, 1),
+            (self.units, 2),
+            (self.rendered, 1),
+            (self.retrievers, 4),
+        ):
+            memo.size = times * keep
 
 
 class Workspace:
@@ -223,7 +148,9 @@ class Workspace:
         _shared: _Shared | None = None,
     ) -> None:
         self.docs_dir = Path(docs_dir) if docs_dir is not None else None
-        self._shared = _shared if _shared is not None else _Shared(keep)
+        self._shared = (
+            _shared if _shared is not None else _Shared(keep, shared_workspace().embedders)
+        )
         self._named: dict[str, Document] = {}
         self._folder: Loaded | None = None
         items = (
@@ -246,6 +173,20 @@ class Workspace:
         """A workspace with names of its own that shares this one's documents, chunkings,
         retrievers and vectors."""
         return Workspace(docs_dir, documents, _shared=self._shared)
+
+    @property
+    def embedders(self) -> Embedders:
+        """The embedders this workspace embeds through (the process's: see
+        :func:`shared_workspace`)."""
+        return self._shared.embedders
+
+    @contextmanager
+    def using_store(self, store: Store | None) -> Iterator[None]:
+        """Inside the block, the embedders read and write ``store`` (None: memory only);
+        afterwards, what they used before. For the command line's ``--cache-dir`` and
+        ``--no-cache``, and for tests."""
+        with self._shared.embedders.using(store):
+            yield
 
     # ------------------------------------------------------------------ documents
 
@@ -383,7 +324,7 @@ class Workspace:
 
     def passages(self, doc: str | Document) -> list[Chunk]:
         """The document's sentence passages (what dense scores come from)."""
-        from explorer.retrieval.index import PASSAGES, passages
+        from explorer.retrieval.scoring import PASSAGES, passages
 
         d = self.document(doc)
         return self._shared.passages.get(
@@ -480,9 +421,14 @@ class Workspace:
     def embedder(self, model: str) -> Embedder:
         """The process's one embedder for ``model`` (its vectors kept in memory and in the
         lasting index); the model itself is loaded on first use."""
-        from explorer.retrieval.embeddings import embedder
+        return self._shared.embedders.get(model)
 
-        return embedder(model)
+    def question_vector(self, question: str, config: Config) -> Vectors | None:
+        """``question`` embedded by ``config``'s model, what the ranking's dense scores read (one
+        text: torch runs on one thread for it); ``None`` when ``config`` ranks by BM25 alone."""
+        if config.retriever == "bm25":
+            return None
+        return self.embedder(config.model).embed_query(question)
 
     def retriever(
         self, doc: str | Document, config: Config, *, edits: Sequence[Edit] = ()
@@ -537,6 +483,25 @@ class Workspace:
 
         return self._shared.corpora.get(key, make).using(config)
 
+    def ranking(
+        self,
+        question: str,
+        config: Config,
+        names: Sequence[str | Document] | None = None,
+        *,
+        edits: Mapping[str, Sequence[Edit]] | None = None,
+    ) -> Ranking:
+        """Every chunk of the named documents (default: all) ranked for ``question`` under
+        ``config`` and the what-if ``edits``: the question embedded
+        (:meth:`question_vector`), then :meth:`Corpus.rank`."""
+        return self._rank(self.corpus(config, names, edits=edits), question)
+
+    def _rank(self, corpus: Corpus, question: str) -> Ranking:
+        vector = self.question_vector(question, corpus.config) if corpus.size else None
+        return corpus.rank(question, vector)
+
+    # ------------------------------------------------------------------ preparing
+
     def pending(
         self,
         names: Sequence[str | Document],
@@ -545,28 +510,9 @@ class Workspace:
         question: str | None = None,
     ) -> Pending:
         """What answering from ``names`` under ``config`` still has to embed (after reading the
-        lasting index), and whether the model has to be loaded — for ``question`` too."""
-        what = "passages" if config.dense == "passages" else "chunk texts"
-        if not config.needs_model:
-            return Pending(0, what, config.model, False)
-        emb = self.embedder(config.model)
-        todo = 0
-        if config.retriever != "bm25":
-            texts = self._dense_texts(names, config)
-            emb.prefetch([*texts, *([question] if question else [])])
-            todo = len({t for t in texts if not emb.cached(t)})
-        semantic = config.chunking.splitter == "semantic" and any(
-            self.cached_chunks(n, config) is None for n in names
-        )
-        needs_query = (
-            bool(question) and config.retriever != "bm25" and not emb.cached(question or "")
-        )
-        return Pending(
-            todo, what, config.model, not emb.loaded and (todo > 0 or semantic or needs_query)
-        )
-
-    def _dense_texts(self, names: Sequence[str | Document], config: Config) -> list[str]:
-        return [t for n in names for t in self.retriever(n, config).index.dense_texts]
+        lasting index), and whether the model has to be loaded — for ``question`` too (see
+        :func:`explorer.preparing.pending`)."""
+        return preparing.pending(self, names, config, question=question)
 
     def prepare(
         self,
@@ -578,54 +524,9 @@ class Workspace:
         edits: Mapping[str, Sequence[Edit]] | None = None,
     ) -> None:
         """Chunk every named document (after its what-if ``edits``, by name) and, for dense or
-        hybrid ranking, embed what is new, with ``progress`` through the slow steps: the model's
-        loading, the semantic splitter's embedding, then the passages or chunks (counts, rate
-        and the time left)."""
-        edits = edits or {}
-        semantic = config.chunking.splitter == "semantic"  # it embeds sentences to find cuts
-        if semantic and not self.embedder(config.model).loaded:
-            progress(0.0, MODEL_NOTE)
-            self.embedder(config.model).model  # noqa: B018 - load it now, under its message
-        dense = config.retriever != "bm25"
-        chunk_share = 0.1 if dense else 1.0
-        for n, name in enumerate(names):
-            label = name if isinstance(name, str) else name.name
-            progress(chunk_share * n / max(len(names), 1), f"chunking {label}")
-            self.chunks(
-                name, config, progress=scaled(progress, 0.0, chunk_share, "sentence groups: ")
-            )
-            self.retriever(name, config, edits=edits.get(label, ()))
-        if not dense:
-            progress(1.0, "done")
-            return
-        pending = self.pending(names, config, question=question)
-        emb = self.embedder(config.model)
-        if pending.load_model:  # all stored: the model is not even loaded
-            progress(chunk_share, MODEL_NOTE)
-            emb.model  # noqa: B018 - load it now, under its own message
-        rate, done = Rate(pending.texts), 0
-        for name in names:
-            label = name if isinstance(name, str) else name.name
-            index = self.retriever(name, config, edits=edits.get(label, ())).index
-            todo = len({t for t in index.dense_texts if not emb.cached(t)})
-
-            def embedding(
-                fraction: float,
-                _message: str,
-                *,
-                before: int = done,
-                todo: int = todo,
-                label: str = label,
-            ) -> None:
-                now = before + round(fraction * todo)
-                note = f"embedding {label}: {rate.note(now, pending.what)}"
-                progress(chunk_share + (1 - chunk_share) * rate.fraction(now), note)
-
-            index.vectors(progress=embedding if todo else None)
-            done += todo
-        if question:
-            emb.embed_query(question)
-        progress(1.0, "done")
+        hybrid ranking, embed what is new, with ``progress`` through the slow steps (see
+        :func:`explorer.preparing.prepare`)."""
+        preparing.prepare(self, names, config, progress, question=question, edits=edits)
 
     def chunk_vectors(
         self,
@@ -635,29 +536,15 @@ class Workspace:
         edits: Sequence[Edit] = (),
         progress: Progress = quiet,
     ) -> Any:
-        """One unit vector per chunk of ``doc`` under ``config`` (and ``edits``), as its index
-        embeds it: the chunk's own vector (``dense="chunks"``) or the normalised mean of the
-        passages it holds (``"passages"``). A ``bm25`` configuration's chunks are embedded as
-        ``dense`` would embed them. What is new is embedded as :meth:`prepare` embeds it, with
-        ``progress``; ask :meth:`pending` (of :func:`~explorer.config.dense_config`) first to
-        know whether that takes a while."""
-        import numpy as np
-
-        config = dense_config(config)
+        """One unit vector per chunk of ``doc`` under ``config`` (and ``edits``), as its retriever
+        embeds it (see :func:`explorer.preparing.chunk_vectors`). A ``bm25`` configuration's
+        chunks are embedded as ``dense`` would embed them. What is new is embedded as
+        :meth:`prepare` embeds it, with ``progress``; ask :meth:`pending` (of
+        :func:`~explorer.config.dense_config`) first to know whether that takes a while."""
         name = self._name_of(doc)
-        self.prepare([name], config, progress, edits={name: edits} if edits else None)
-        index = self.retriever(name, config, edits=edits).index
-        vectors = np.asarray(index.vectors(), dtype=np.float32)
-        if config.dense == "passages":
-            dim = vectors.shape[1] if vectors.ndim == 2 else 0
-            means = [
-                vectors[lo:hi].mean(axis=0) if hi > lo else np.zeros(dim, np.float32)
-                for lo, hi in index.held
-            ]
-            vectors = np.stack(means) if means else np.zeros((0, dim), np.float32)
-            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-            vectors = (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float32)
-        return vectors
+        return preparing.chunk_vectors(
+            self, name, dense_config(config), edits=edits, progress=progress
+        )
 
     def index(
         self,
@@ -667,89 +554,80 @@ class Workspace:
         *,
         questions: Sequence[str] = (),
     ) -> Indexed:
-        """Fill the lasting index ahead of time: chunk every named document under ``config`` and
-        embed, on every core, each passage or chunk text (and each of ``questions``) the index
-        does not hold yet, so that answering from them later embeds nothing.
+        """Fill the lasting index ahead of time, so that answering from ``names`` later embeds
+        nothing (the ``index`` command; see :func:`explorer.preparing.fill_index`)."""
+        return preparing.fill_index(self, names, config, progress, questions=questions)
 
-        Vectors are written to the index batch by batch as the model finishes them: a run
-        stopped part way (Ctrl-C is a ``KeyboardInterrupt``, which ``progress`` may raise too)
-        keeps what it wrote, and the next run embeds only the rest. Raises
-        :class:`~explorer.errors.SettingsError` for a configuration with nothing to embed, and
-        :class:`~explorer.errors.EmbeddingError` when there is no lasting index, or when the
-        vectors would not fit its cap (it would drop some to make room)."""
-        from explorer.errors import EmbeddingError
-        from explorer.retrieval.store import ROW_OVERHEAD
+    # ------------------------------------------------------------------ derived views
 
-        if not config.needs_model:
-            raise SettingsError(
-                "this configuration ranks with BM25 only (retriever=bm25): there is nothing to "
-                "embed; give --retriever hybrid or dense"
+    def embedding_map(
+        self,
+        doc: Document,
+        question: str | None,
+        *,
+        config: Config,
+        k: int | None = None,
+        budget: int | None = None,
+        edits: Sequence[Edit] = (),
+        progress: Progress | None = None,
+    ) -> EmbeddingMap:
+        """The map of ``doc``'s chunks under ``config`` (and ``edits``), with ``question``'s point
+        and the hits the answer path gives it at ``k`` and ``budget``
+        (:mod:`explorer.retrieval.embedding_map`). The vectors are :meth:`chunk_vectors`'
+        (embedded with ``progress`` if new)."""
+        from explorer.retrieval.embedding_map import EmbeddingMap, MapHit, map_points
+
+        chunks = self.chunks(doc, config, edits=edits)
+        if not chunks:
+            raise SettingsError(f"{doc.name} has no chunks to map")
+        vc = dense_config(config)
+        vectors = self.chunk_vectors(doc, config, edits=edits, progress=progress or quiet)
+        query_vector = self.question_vector(question, vc) if question else None
+        proj, points = map_points(chunks, vectors, query_vector=query_vector, doc=doc.name)
+        hits: tuple[MapHit, ...] = ()
+        question_xy = None
+        if question and query_vector is not None:
+            qx, qy = proj.project(query_vector)
+            question_xy = (float(qx), float(qy))
+            answer = self.ask(
+                doc,
+                question,
+                config=config,
+                k=DEFAULT_K if k is None and budget is None else k,
+                budget=budget,
+                edits=edits,
             )
-        emb = self.embedder(config.model)
-        if emb.store is None:
-            raise EmbeddingError(
-                "the lasting embedding index is turned off (--no-cache or "
-                "CHUNK_EXPLORER_CACHE=off), so indexing would keep nothing; give --cache-dir DIR"
-            )
-        started = time.monotonic()
-        what = "passages" if config.dense == "passages" else "chunk texts"
-        dense = config.retriever != "bm25"
-        chunk_share = 0.1 if dense else 1.0
-        chunks = 0
-        texts: dict[str, None] = {}
-        for n, name in enumerate(names):
-            label = name if isinstance(name, str) else name.name
-            progress(
-                chunk_share * n / max(len(names), 1),
-                f"chunking {label} ({n + 1:,} of {len(names):,} documents)",
-            )
-            chunks += len(
-                self.chunks(
-                    name, config, progress=scaled(progress, 0.0, chunk_share, "sentence groups: ")
-                )
-            )
-            if dense:
-                texts.update(dict.fromkeys(self.retriever(name, config).index.dense_texts))
-        texts.update(dict.fromkeys(q for q in questions if q))
-        emb.prefetch(list(texts))
-        todo = [t for t in texts if not emb.cached(t)]
-        already = len(texts) - len(todo)
-        threads, embedding_seconds = 0, 0.0
-        if todo:
-            store = emb.store
-            progress(chunk_share, MODEL_NOTE if not emb.loaded else f"embedding {len(todo):,}")
-            from explorer.retrieval.embeddings import use_all_cores
-
-            threads = use_all_cores()
-            need = len(texts) * (4 * emb.dimension + ROW_OVERHEAD)
-            if store is not None and need > store.max_bytes:
-                raise EmbeddingError(
-                    f"these {len(texts):,} vectors need about {need / 1e6:,.0f} MB, over the "
-                    f"lasting index's cap of {store.max_bytes / 1e6:,.0f} MB: it would drop some "
-                    "to make room; raise the cap with CHUNK_EXPLORER_CACHE_MB="
-                    f"{need * 1.2 / 1e6:,.0f}"
-                )
-            rate = Rate(len(todo))
-
-            def embedding(fraction: float, _message: str) -> None:
-                stored = f"({already:,} stored already) " if already else ""
-                note = f"embedding {stored}{rate.note(round(fraction * len(todo)), what)}"
-                progress(chunk_share + (1 - chunk_share) * fraction, note)
-
-            emb.embed(todo, progress=embedding)
-            embedding_seconds = rate.elapsed()
-        progress(1.0, "done")
-        return Indexed(
-            documents=len(names),
-            chunks=chunks,
-            texts=len(texts),
-            what=what,
-            embedded=len(todo),
-            already=already,
-            seconds=time.monotonic() - started,
-            embedding_seconds=embedding_seconds,
-            threads=threads,
+            hits = tuple(MapHit(rank=h.rank, index=h.index, score=h.score) for h in answer.hits)
+        return EmbeddingMap(
+            doc=doc.name,
+            model=vc.model,
+            vectors=vc.dense,
+            points=points,
+            explained=proj.explained,
+            question=question or None,
+            question_xy=question_xy,
+            hits=hits,
         )
+
+    def churn(
+        self, old: Document, new: Document, config: Config, splitters: Sequence[str]
+    ) -> dict[str, Churn]:
+        """The churn from ``old`` to ``new`` under each of ``splitters`` (at ``config``'s size,
+        unit and overlap, see :func:`~explorer.config.splitter_config`; :mod:`explorer.chunking.
+        churn`). Every name is checked before anything is split."""
+        from explorer.chunking.churn import churn
+        from explorer.config import splitter_config
+
+        configs = {name: splitter_config(config, name) for name in splitters}
+        return {
+            name: churn(
+                self.chunks(old, c),
+                self.chunks(new, c),
+                splitter=name,
+                heading_prefix=c.heading_prefix,
+            )
+            for name, c in configs.items()
+        }
 
     # ------------------------------------------------------------------ answers
 
@@ -761,13 +639,17 @@ class Workspace:
         config: Config,
         names: Sequence[str | Document] | None = None,
         edits: Mapping[str, Sequence[Edit]] | None = None,
+        ranking: Sequence[CorpusHit] | None = None,
         **how: Unpack[How],
     ) -> CorpusAnswer:
         """The answer to ``question`` from the named documents (default: all) under ``config``
         and the what-if ``edits`` (by document name): :func:`explorer.answer.answer` over them
-        as one corpus, ``how`` as it takes it (``k``, ``budget``, ``ranking``, ``known``,
-        ``doc``)."""
-        return answer(self.corpus(config, names, edits=edits), question, evidence, **how)
+        as one corpus and their :meth:`ranking` (unless one already made is given), ``how`` as it
+        takes it (``k``, ``budget``, ``known``, ``doc``)."""
+        corpus = self.corpus(config, names, edits=edits)
+        if ranking is None:
+            ranking = self._rank(corpus, question)
+        return answer(corpus, question, evidence, ranking=ranking, **how)
 
     def ask(
         self,
@@ -878,15 +760,21 @@ def _listing(path: Path) -> str:
 
 
 _SHARED: Workspace | None = None
-_SHARED_LOCK = threading.Lock()
+_SHARED_LOCK = threading.RLock()
 
 
-def shared_workspace() -> Workspace:
-    """The process's default workspace (what :func:`explorer.ask` uses)."""
+def shared_workspace(*, keep: int | None = None) -> Workspace:
+    """The process's one shared workspace (what :func:`explorer.ask` uses, and the app, whose
+    sessions each take a view of it), made on first use keeping ``keep`` documents' work
+    (default :data:`KEEP`); ``keep`` given again bounds it to that from then on. It owns the
+    process's embedders and their lasting index (the default one, opened on first use): every
+    workspace of the process embeds through them, so a text is embedded once per process."""
     global _SHARED
     with _SHARED_LOCK:
         if _SHARED is None:
-            _SHARED = Workspace()
+            _SHARED = Workspace(_shared=_Shared(KEEP if keep is None else keep, Embedders()))
+        elif keep is not None:
+            _SHARED._shared.bound(keep)
         return _SHARED
 
 

@@ -322,7 +322,8 @@ def peak_mb():  # VmHWM: unlike ru_maxrss it does not carry the parent's peak ac
 
 from explorer.documents.load import load_document
 from explorer.errors import ExplorerError
-from explorer.chunking.splitters import ChunkSettings, split
+from explorer.chunking.records import ChunkSettings
+from explorer.chunking.splitters import split
 settings = ChunkSettings()  # the command line's default
 settings.measure.units("warm up")
 path = Path(sys.argv[1])

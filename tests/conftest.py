@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from explorer.answer import DEFAULT_K, Answer, answer
-from explorer.chunking.splitters import Chunk
+from explorer.answer import DEFAULT_K, Answer, CorpusAnswer, answer
+from explorer.chunking.records import Chunk
 from explorer.config import Config
-from explorer.corpus import Corpus, CorpusHit
+from explorer.corpus import Corpus, CorpusHit, Ranking
 from explorer.documents.load import load_path, markdown_structure
 from explorer.documents.model import Document
-from explorer.retrieval.index import Hit
 from explorer.retrieval.retriever import Retriever
+from explorer.retrieval.scoring import Hit
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_docs"
@@ -103,6 +103,69 @@ def retriever_of(doc: Document, config: Config, **kw: Any) -> Retriever:
     return Workspace().retriever(doc, config)
 
 
+def rank_one(retriever: Retriever, question: str) -> list[Hit]:
+    """Every chunk of ``retriever``'s document ranked for ``question`` by the one ranking
+    (:meth:`Corpus.rank`, a corpus of one), the question embedded by the retriever's embedder as
+    the workspace embeds it."""
+    corpus = Corpus({retriever.doc.name: retriever}, retriever.config)
+    vector = None
+    if retriever.config.retriever != "bm25" and retriever.chunks:
+        assert retriever.embedder is not None
+        vector = retriever.embedder.embed_query(question)
+    return [h.hit for h in corpus.rank(question, vector)]
+
+
+def rank_corpus(corpus: Corpus, question: str) -> Ranking:
+    """Every chunk of ``corpus`` ranked for ``question`` (:meth:`Corpus.rank`), the question
+    embedded by the process's embedder of the corpus's model, as the workspace embeds it."""
+    from explorer.workspace import shared_workspace
+
+    vector = shared_workspace().question_vector(question, corpus.config) if corpus.size else None
+    return corpus.rank(question, vector)
+
+
+def answer_corpus(
+    corpus: Corpus, question: str, evidence: Sequence[str] = (), **how: Any
+) -> CorpusAnswer:
+    """The answer rule over ``corpus`` and its ranking for ``question`` (:func:`rank_corpus`)."""
+    return answer(corpus, question, evidence, ranking=rank_corpus(corpus, question), **how)
+
+
+def rank_chunks(
+    chunks: Sequence[Chunk],
+    question: str,
+    retriever: str = "hybrid",
+    *,
+    doc: Document | None = None,
+    embedder: Any = None,
+    carry: float = 0.0,
+    dense: str = "chunks",
+    passages: Sequence[Chunk] | None = None,
+    heading_prefix: bool = False,
+    context_header: str = "off",
+) -> list[Hit]:
+    """``chunks`` (of ``doc``; any document when dense scores come from the chunks) ranked for
+    ``question`` by the one ranking under the recommended configuration with ``retriever``,
+    ``carry`` (none unless given), ``dense`` and the headers given; ``embedder`` embeds."""
+    config = Config().replace(
+        retriever=retriever,
+        carry=carry,
+        dense=dense,
+        heading_prefix=heading_prefix,
+        context_header=context_header,
+    )
+    if doc is None:
+        doc = make_doc("\n\n".join(c.text for c in chunks))
+    made = Retriever(
+        doc,
+        config,
+        chunks=chunks,
+        embedder=embedder if retriever != "bm25" else None,
+        passages=passages,
+    )
+    return rank_one(made, question)
+
+
 def answer_one(
     retriever: Retriever,
     question: str,
@@ -114,14 +177,11 @@ def answer_one(
     known: Sequence[tuple[int, int] | None] = (),
 ) -> Answer:
     """The answer rule (:func:`explorer.answer.answer`) over ``retriever``'s document as a corpus
-    of one, ``ranking`` (of its chunks) given in place of its own."""
+    of one, ``ranking`` (of its chunks) given in place of its own (:func:`rank_one`)."""
     name = retriever.doc.name
     corpus = Corpus({name: retriever}, retriever.config)
-    ranked = (
-        None
-        if ranking is None
-        else [CorpusHit(name, h.rank, h.index, h.score, h.retriever, h.carried) for h in ranking]
-    )
+    hits = ranking if ranking is not None else rank_one(retriever, question)
+    ranked = [CorpusHit(name, h.rank, h.index, h.score, h.retriever, h.carried) for h in hits]
     whole = answer(
         corpus, question, evidence, k=k, budget=budget, ranking=ranked, known=known, doc=name
     )
@@ -143,9 +203,9 @@ def corpus_dir() -> Path:
 @pytest.fixture(scope="session")
 def model_embedder():  # type: ignore[no-untyped-def]
     """The real bundled all-MiniLM-L6-v2, loaded offline once for the whole test session."""
-    from explorer.retrieval.embeddings import embedder
+    from explorer.workspace import Workspace
 
-    emb = embedder()
+    emb = Workspace().embedder(Config().model)
     emb.model  # noqa: B018 - load now, so a missing or corrupt model fails here loudly
     return emb
 

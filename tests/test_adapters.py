@@ -25,7 +25,8 @@ from explorer.chunking.adapters import (
     split_library,
 )
 from explorer.chunking.measures import DEFAULT_ENCODING, tiktoken_encoding
-from explorer.chunking.splitters import SPLITTERS, ChunkSettings, split
+from explorer.chunking.records import SPLITTERS, ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.documents.model import Document
 from explorer.errors import LibraryError, MeasureError, SettingsError
 from tests.conftest import REPO, corpus_files, load_cached, make_doc

@@ -31,9 +31,9 @@ from explorer.evaluation.coverage import score
 from explorer.evaluation.queries import Query
 from explorer.retrieval.context import ContextPiece, context_pieces, union
 from explorer.retrieval.evidence import locate
-from explorer.retrieval.index import Hit
 from explorer.retrieval.retriever import Retriever
-from tests.conftest import answer_one, make_doc, retriever_of
+from explorer.retrieval.scoring import Hit
+from tests.conftest import answer_one, make_doc, rank_one, retriever_of
 from tests.test_properties_eval import (
     chars,
     markdown_texts,
@@ -397,7 +397,7 @@ def test_score_reads_coverage_from_the_answers_and_counts_each_hit_with_its_head
     budgets = sorted(data.draw(st.sets(st.integers(1, case.units.total() + 5), max_size=2)))
     query = Query("q", "t.md", question, tuple(evidence), tuple(known))
     result = score(query, Corpus({"t.md": r}, r.config), ks, budgets)
-    ranking = list(r.rank(question))
+    ranking = rank_one(r, question)
     assert sorted(h.index for h in ranking) == list(range(len(r.chunks)))
     located = [
         (given,) if given in locate(p, case.doc.text) else tuple(locate(p, case.doc.text))

@@ -20,11 +20,12 @@ from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
 from explorer.chunking.diagnostics import ISSUES, diagnose
-from explorer.chunking.splitters import ChunkSettings, split
+from explorer.chunking.records import ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.config import Config
 from explorer.documents.load import load_document, load_path
 from explorer.errors import DocumentError
-from explorer.retrieval.index import passages
+from explorer.retrieval.scoring import passages
 from explorer.workspace import Workspace
 from tests.conftest import REPO, SAMPLES
 from ui import charts

@@ -21,7 +21,8 @@ from typing import Any
 import pymupdf as _pymupdf
 import pytest
 
-from explorer.chunking.splitters import ChunkSettings, split
+from explorer.chunking.records import ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.documents import load as documents
 from explorer.documents import pdf
 from explorer.documents.load import load_document

@@ -15,14 +15,8 @@ import pytest
 from hypothesis import assume, event, given
 from hypothesis import strategies as st
 
-from explorer.chunking.splitters import (
-    Chunk,
-    ChunkSettings,
-    chunk_id,
-    chunk_ids,
-    chunks_from_texts,
-    split,
-)
+from explorer.chunking.records import Chunk, ChunkSettings, chunk_id, chunk_ids, chunks_from_texts
+from explorer.chunking.splitters import split
 from tests.conftest import make_doc
 
 # --------------------------------------------------------------------------- documents

@@ -10,16 +10,9 @@ from pathlib import Path
 import pytest
 
 from explorer import cli
-from explorer.chunking.churn import (
-    Churn,
-    churn,
-    churn_by_splitter,
-    insert_near_top,
-    parse_splitters,
-    splitter_config,
-)
-from explorer.chunking.splitters import embedded_text
-from explorer.config import Config
+from explorer.chunking.churn import Churn, churn, insert_near_top, parse_splitters
+from explorer.chunking.records import embedded_text
+from explorer.config import Config, splitter_config
 from explorer.errors import SettingsError
 from explorer.workspace import Workspace
 from tests.conftest import CORPUS, SAMPLES, make_chunks
@@ -45,7 +38,7 @@ def test_an_inserted_paragraph_is_an_avalanche_for_fixed_windows(
     old = ws.load_path(path)
     new = ws.load(insert_near_top(old, PARAGRAPH).encode(), name="edited.md")
     names = ["fixed", "structure", "langchain-markdown"]
-    got = churn_by_splitter(ws, old, new, config, names)
+    got = ws.churn(old, new, config, names)
     fixed, structure = got["fixed"], got["structure"]
     assert fixed.share > structure.share
     assert fixed.share >= 0.9  # nearly every window moved
@@ -123,7 +116,7 @@ def test_cli_diff_splitters_json(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert fixed["share"] > structure["share"]
     assert structure["new_chunks"] == result["new"]["chunks"]  # the configuration's own splitter
     ws = Workspace()
-    expected = churn_by_splitter(ws, ws.load_path(old), ws.load_path(new), CHARS, ["semchunk"])
+    expected = ws.churn(ws.load_path(old), ws.load_path(new), CHARS, ["semchunk"])
     assert result["churn"]["semchunk"] == expected["semchunk"].to_json()
     # with a query set too (its questions are about another document: none is answered)
     queries = tmp_path / "q.json"

@@ -142,7 +142,7 @@ def test_every_splitter_works_with_its_defaults(capsys: pytest.CaptureFixture[st
     from explorer import cli
     from explorer.chunking.adapters import ADAPTERS
     from explorer.chunking.measures import UNITS
-    from explorer.chunking.splitters import SPLITTERS, ChunkSettings
+    from explorer.chunking.records import SPLITTERS, ChunkSettings
     from explorer.errors import SettingsError
     from tests.conftest import SAMPLES
 
@@ -289,7 +289,8 @@ def test_json_lines_stay_one_line_a_record_under_splitlines(
     """U+2028, U+2029 and U+0085 are line breaks to ``str.splitlines()`` that JSON may keep raw:
     ``chunk`` and the export (:func:`explorer.export.to_jsonl`, the app's download) write them
     as escapes, so one record is one line to every reader, and reads back as the same text."""
-    from explorer.chunking.splitters import ChunkSettings, split
+    from explorer.chunking.records import ChunkSettings
+    from explorer.chunking.splitters import split
     from explorer.config import Config
     from explorer.documents.load import load_path
     from explorer.export import records, to_jsonl

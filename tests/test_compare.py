@@ -14,7 +14,8 @@ import numpy as np
 import pymupdf
 import pytest
 
-from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.records import Chunk, ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.config import FLAT_KEYS, Config
 from explorer.documents.load import load_document
 from explorer.errors import QuerySetError, SettingsError
@@ -27,7 +28,8 @@ from explorer.evaluation.coverage import (
     sweep_cells,
 )
 from explorer.evaluation.queries import load_queries, parse_queries
-from explorer.workspace import MODEL_NOTE, Workspace
+from explorer.preparing import MODEL_NOTE
+from explorer.workspace import Workspace
 from tests.conftest import REPO, make_chunks, make_doc
 from ui import evaluate_view, render, render_markdown, render_pdf
 from ui.settings import config_of

@@ -9,10 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.chunking.splitters import RECURSIVE_LEVELS, SPLITTERS, ChunkSettings
-from explorer.config import FLAT_KEYS, Config
+from explorer.chunking.records import RECURSIVE_LEVELS, SPLITTERS, ChunkSettings
+from explorer.config import CARRY, CONTEXT_HEADERS, DENSE_SOURCES, FLAT_KEYS, RETRIEVERS, Config
 from explorer.errors import SettingsError
-from explorer.retrieval.index import CARRY, CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS
 
 
 def test_the_default_is_the_recommended_configuration() -> None:

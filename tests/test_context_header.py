@@ -13,13 +13,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from explorer.chunking.splitters import context_header, embedded_text
+from explorer.chunking.records import context_header, embedded_text
 from explorer.cli import main
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import SettingsError
 from explorer.export import manifest, records
-from explorer.retrieval.index import ChunkIndex
+from explorer.retrieval.retriever import Retriever
+from explorer.retrieval.scoring import ScoringInputs
 from explorer.workspace import Workspace
 from tests.conftest import REPO, make_doc
 
@@ -96,19 +97,17 @@ def test_embedded_and_bm25_texts_carry_the_header_and_the_chunks_do_not(dense: s
     linux = next(i for i, c in enumerate(chunks) if "package manager" in c.text)
     linux_text = "### On Linux\n\nUse the package manager instead."
     assert chunks[linux].text == linux_text
-    assert "Widget Guide > Installing > On Linux\n\n" + linux_text in (
-        embed.index.embedded_for(linux)
-    )
-    assert not any(t.startswith("Widget Guide") for t in plain.index.embedded_for(linux))
+    assert "Widget Guide > Installing > On Linux\n\n" + linux_text in (embed.embedded_for(linux))
+    assert not any(t.startswith("Widget Guide") for t in plain.embedded_for(linux))
     # every embedded text starts with the title; the displayed text never does
-    assert all(t.startswith("Widget Guide") for t in embed.index.dense_texts)
+    assert all(t.startswith("Widget Guide") for t in embed.dense_texts)
     assert not any(c.text.startswith("Widget Guide >") for c in embed.chunks)
     # BM25 indexes the header only with embed+bm25
-    assert embed.index.texts == plain.index.texts
-    assert both.index.texts[linux] == "Widget Guide > Installing > On Linux\n\n" + (
+    assert embed.bm25_texts == plain.bm25_texts
+    assert both.bm25_texts[linux] == "Widget Guide > Installing > On Linux\n\n" + (
         chunks[linux].text
     )
-    assert both.index.dense_texts == embed.index.dense_texts
+    assert both.dense_texts == embed.dense_texts
 
 
 def test_contextual_bm25_finds_a_chunk_by_its_parent_section_title_alone() -> None:
@@ -117,7 +116,7 @@ def test_contextual_bm25_finds_a_chunk_by_its_parent_section_title_alone() -> No
     ws = Workspace()
     linux = next(i for i, c in enumerate(ws.chunks(doc, base)) if "package manager" in c.text)
     scores = {
-        h: ws.retriever(doc, base.replace(context_header=h)).index.bm25().scores("installing")
+        h: ws.retriever(doc, base.replace(context_header=h)).bm25().scores("installing")
         for h in ("off", "embed", "embed+bm25")
     }
     # the chunk under "Installing" does not say it: only its contextual header does
@@ -129,7 +128,8 @@ def test_the_passages_sent_to_the_model_carry_the_title_and_heading_path() -> No
     doc = guide()
     rec = Recorder()
     chunks = Workspace().chunks(doc, Config())
-    index = ChunkIndex(chunks, embedder=rec, doc=doc, dense="passages", context_header="embed")
+    config = Config().replace(context_header="embed")
+    index = Retriever(doc, config, chunks=chunks, embedder=rec)  # type: ignore[arg-type]
     index.vectors()
     assert rec.seen and all(t.startswith("Widget Guide") for t in rec.seen)
     assert any(
@@ -147,9 +147,9 @@ def test_a_header_replaces_the_heading_prefix_and_needs_the_document() -> None:
         "Widget Guide > Installing > On Linux\n\n"
     )
     with pytest.raises(SettingsError, match="needs the document"):
-        ChunkIndex([chunk], context_header="embed")
+        ScoringInputs([chunk], context_header="embed")
     with pytest.raises(SettingsError, match="unknown context_header 'bm25'"):
-        ChunkIndex([chunk], doc=c, context_header="bm25")
+        ScoringInputs([chunk], doc=c, context_header="bm25")
 
 
 def test_config_round_trips_and_every_value_has_its_own_cache_key() -> None:
@@ -173,7 +173,7 @@ def test_the_workspace_keeps_one_retriever_per_header_setting() -> None:
     ws = Workspace()
     a = ws.retriever(doc, Config().replace(retriever="bm25"))
     b = ws.retriever(doc, Config().replace(retriever="bm25", context_header="embed+bm25"))
-    assert a is not b and a.index.texts != b.index.texts
+    assert a is not b and a.bm25_texts != b.bm25_texts
     assert ws.retriever(doc, Config().replace(retriever="bm25")) is a
 
 

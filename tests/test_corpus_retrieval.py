@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.answer import Answer, CorpusAnswer, answer
+from explorer.answer import Answer, CorpusAnswer
 from explorer.config import Config
 from explorer.corpus import Corpus
 from explorer.documents.model import Document
@@ -28,9 +28,17 @@ from explorer.evaluation.coverage import evaluate
 from explorer.evaluation.queries import Query
 from explorer.evaluation.reach import never_reached, retrieval_map
 from explorer.retrieval.evidence import Evidence
-from explorer.retrieval.index import Bm25
+from explorer.retrieval.scoring import Bm25
 from explorer.workspace import Workspace
-from tests.conftest import RULE_THEN_EXCEPTION, SAMPLES, load_cached, make_doc
+from tests.conftest import (
+    RULE_THEN_EXCEPTION,
+    SAMPLES,
+    answer_corpus,
+    load_cached,
+    make_doc,
+    rank_corpus,
+    rank_one,
+)
 
 BM25 = Config().replace(retriever="bm25")
 SAMPLE_DOCS = [
@@ -123,7 +131,7 @@ def test_a_corpus_of_one_document_answers_as_its_retriever(
     evidence = [text[s:e] for s, e in spans] + ["a phrase that is not there at all"]
     given_spans = [*spans, None] if known else []
     retriever = Workspace().retriever(doc, config)
-    one = answer(
+    one = answer_corpus(
         Corpus({doc.name: retriever}, config),
         question,
         evidence,
@@ -131,7 +139,7 @@ def test_a_corpus_of_one_document_answers_as_its_retriever(
         budget=budget,
         known=given_spans,
     )
-    assert [h.hit for h in one.ranking] == retriever.rank(question)
+    assert [h.hit for h in one.ranking] == rank_one(retriever, question)
     assert_same(one, one.answers[doc.name], doc.name)
 
 
@@ -146,7 +154,7 @@ def test_a_corpus_of_one_document_answers_as_its_retriever_with_the_model(model_
             for k, budget in ((5, None), (None, 300), (3, 1024)):
                 ev = ["within seven days", "downloaded materials"]
                 one = ws.answer(question, ev, config=config, names=[doc], k=k, budget=budget)
-                assert [h.hit for h in one.ranking] == retriever.rank(question)
+                assert [h.hit for h in one.ranking] == rank_one(retriever, question)
                 assert_same(one, one.answers[doc.name], doc.name)
 
 
@@ -173,12 +181,12 @@ PARAGRAPHS = Config().replace(
 
 def test_the_ranking_mixes_documents_and_names_them() -> None:
     corpus = corpus_of([REFUNDS, SHIPPING], PARAGRAPHS)
-    ranked = corpus.rank("How many days do refunds take?")
+    ranked = rank_corpus(corpus, "How many days do refunds take?")
     assert len(ranked) == corpus.size == sum(len(c) for c in corpus.chunks.values())
     assert [h.rank for h in ranked] == list(range(1, len(ranked) + 1))
     top = {h.doc for h in ranked[:4]}
     assert top == {"refunds.txt", "shipping.txt"}
-    got = answer(corpus, "How many days do refunds take?", k=4)
+    got = answer_corpus(corpus, "How many days do refunds take?", k=4)
     assert {h.doc for h in got.hits} == top
     assert all(d in ("refunds.txt", "shipping.txt") for d, _, _ in got.context)
 
@@ -187,13 +195,13 @@ def test_bm25_statistics_are_the_corpus_s() -> None:
     """The scores are one BM25 index's over every chunk (a word all documents use weighs
     little), not each document's own."""
     corpus = corpus_of([REFUNDS, SHIPPING], PARAGRAPHS)
-    texts = [t for n in corpus.names for t in corpus.retriever(n).index.texts]
+    texts = [t for n in corpus.names for t in corpus.retriever(n).bm25_texts]
     question = "refunds within seven days"
     expected = Bm25(texts).scores(question)
-    got = {(h.doc, h.index): h.score for h in corpus.rank(question)}
+    got = {(h.doc, h.index): h.score for h in rank_corpus(corpus, question)}
     where = [(n, i) for n in corpus.names for i in range(len(corpus.chunks[n]))]
     assert [got[w] for w in where] == pytest.approx(expected)
-    alone = Workspace().retriever(REFUNDS, PARAGRAPHS).rank(question)
+    alone = rank_one(Workspace().retriever(REFUNDS, PARAGRAPHS), question)
     assert [h.score for h in alone] != pytest.approx(
         sorted((got[("refunds.txt", i)] for i in range(len(alone))), reverse=True)
     )
@@ -202,7 +210,7 @@ def test_bm25_statistics_are_the_corpus_s() -> None:
 def test_the_carry_stays_inside_a_document() -> None:
     config = PARAGRAPHS.replace(carry=1.0)
     corpus = corpus_of([REFUNDS, SHIPPING], config)
-    for h in corpus.rank("refunds free shipping members days"):
+    for h in rank_corpus(corpus, "refunds free shipping members days"):
         if h.index == 0:
             assert h.carried == 0.0  # a document's first chunk has nothing before it
 
@@ -216,7 +224,7 @@ def test_context_never_crosses_a_document() -> None:
     ):
         corpus = corpus_of(docs, config)
         for question in QUESTIONS:
-            got = answer(corpus, question, k=8)
+            got = answer_corpus(corpus, question, k=8)
             for p in got.pieces:
                 doc = corpus.document(p.doc)
                 assert 0 <= p.start < p.end <= len(doc.text)
@@ -230,7 +238,7 @@ def test_the_budget_counts_every_document_and_fill_widens_inside_each() -> None:
     docs = [load_cached(p) for p in SAMPLE_DOCS]
     corpus = corpus_of(docs, BM25)
     for budget in (100, 400, 1500):
-        a = answer(corpus, QUESTIONS[0], k=None, budget=budget)
+        a = answer_corpus(corpus, QUESTIONS[0], k=None, budget=budget)
         if budget == 100:  # no chunk fits: no hit, no context
             assert (a.hits, a.context, a.tokens) == ((), (), 0)
             continue
@@ -241,22 +249,26 @@ def test_the_budget_counts_every_document_and_fill_widens_inside_each() -> None:
         assert a.widened
         for d, s, e in a.context:  # every stretch holds its hits' pieces and stays in its document
             assert 0 <= s < e <= len(corpus.document(d).text)
-        nofill = answer(corpus.using(BM25.replace(fill=False)), QUESTIONS[0], k=None, budget=budget)
+        nofill = answer_corpus(
+            corpus.using(BM25.replace(fill=False)), QUESTIONS[0], k=None, budget=budget
+        )
         assert nofill.hits == a.hits and not nofill.widened
-        more = answer(corpus, QUESTIONS[0], k=len(nofill.hits) + 1, budget=None)
+        more = answer_corpus(corpus, QUESTIONS[0], k=len(nofill.hits) + 1, budget=None)
         assert corpus.cost(list(more.pieces)) > budget  # the next hit would overflow
 
 
 def test_evidence_names_its_document_and_a_named_document_is_the_only_one_searched() -> None:
     corpus = corpus_of([REFUNDS, SHIPPING], PARAGRAPHS)
-    a = answer(corpus, "parcels abroad", ["two weeks", "within seven days", "not anywhere"], k=1)
+    a = answer_corpus(
+        corpus, "parcels abroad", ["two weeks", "within seven days", "not anywhere"], k=1
+    )
     weeks, seven, nowhere = a.evidence
     assert (weeks.doc, weeks.covered, weeks.best_rank) == ("shipping.txt", True, 1)
     assert seven.doc == "refunds.txt" and seven.found and not seven.covered
     assert nowhere.doc is None and not nowhere.found
     assert "of refunds.txt" in str(a.verdict)
     assert "'not anywhere' was not found in any document" in str(a.verdict)
-    named = answer(corpus, "parcels abroad", ["two weeks"], k=1, doc="refunds.txt")
+    named = answer_corpus(corpus, "parcels abroad", ["two weeks"], k=1, doc="refunds.txt")
     assert not named.evidence[0].found  # only refunds.txt was searched
     assert "not found in refunds.txt" in str(named.verdict)
     assert set(named.answers) == {"refunds.txt", "shipping.txt"}  # the named one, and the hit's
@@ -449,6 +461,6 @@ def test_unknown_document_name_in_corpus_fails_clearly() -> None:
     from explorer.errors import SettingsError
 
     with pytest.raises(SettingsError, match="no document named"):
-        answer(corpus, "q", ["x"], doc="nope.txt")
+        answer_corpus(corpus, "q", ["x"], doc="nope.txt")
     with pytest.raises(SettingsError, match="share the name"):
         Workspace(None, [REFUNDS, REFUNDS])

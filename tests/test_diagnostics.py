@@ -16,7 +16,8 @@ from explorer.chunking.diagnostics import (
     issue,
 )
 from explorer.chunking.measures import MODEL_WINDOW, Words
-from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.records import Chunk, ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.documents.load import load_path
 from explorer.documents.model import Document
 from tests.conftest import SAMPLES, make_doc

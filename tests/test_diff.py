@@ -20,7 +20,8 @@ from explorer.chunking.diff import (
     pieces,
 )
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.records import Chunk, ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.config import Config
 from explorer.documents.model import Document
 from tests.conftest import CORPUS, load_cached, make_doc

@@ -40,7 +40,8 @@ from explorer.chunking.edits import (
     split_target,
     undo,
 )
-from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.records import Chunk, ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.config import Config
 from explorer.documents.load import load_document
 from explorer.documents.model import Document
@@ -48,9 +49,8 @@ from explorer.errors import EditError
 from explorer.evaluation.lessons import Lesson, load_lessons
 from explorer.export import manifest, records
 from explorer.repair import candidates, suggest_repair
-from explorer.retrieval.index import ChunkIndex
 from explorer.workspace import Workspace
-from tests.conftest import SAMPLES, load_cached, make_doc
+from tests.conftest import SAMPLES, load_cached, make_doc, rank_chunks
 from ui.view_state import reapplied_note
 
 REFUND = next(a for a in load_lessons() if a.doc == "refund-policy.md" and a.failing.k == 2)
@@ -173,8 +173,7 @@ def test_any_edits_keep_offsets_exact_and_lose_or_repeat_no_text(
         if "edited" not in c.flags and c.text in unique:
             assert c.id == base_ids[(c.start, c.end)]
     # dropped chunks stay in the chunking and out of the ranking
-    index = ChunkIndex(chunks)
-    ranked = {h.index for h in index.rank("a word", "bm25")}
+    ranked = {h.index for h in rank_chunks(chunks, "a word", "bm25", doc=doc)}
     assert ranked == {c.index for c in retrievable(chunks)}
     assert encode_edits(edits) == encode_edits(decode_edits(encode_edits(edits)))
     assert decode_edits(encode_edits(edits)) == tuple(edits)

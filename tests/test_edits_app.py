@@ -154,7 +154,8 @@ def test_drop_merge_and_undo_on_the_pdf() -> None:
 
 
 def test_a_dropped_chunk_is_struck_through_on_the_pdf_page() -> None:
-    from explorer.chunking.splitters import ChunkSettings, split
+    from explorer.chunking.records import ChunkSettings
+    from explorer.chunking.splitters import split
     from tests.conftest import SAMPLES, load_cached
     from ui import render, render_pdf
 

@@ -14,7 +14,6 @@ from explorer.config import Config, dense_config
 from explorer.errors import SettingsError
 from explorer.retrieval.embedding_map import (
     NO_SECTION,
-    embedding_map,
     map_points,
     pca,
     sections_of,
@@ -81,13 +80,13 @@ def test_the_map_of_a_real_document(dense: str) -> None:
     ws = Workspace()
     doc = ws.load_path(GUIDE)
     config = Config().replace(dense=dense)
-    made = embedding_map(ws, doc, QUESTION, config=config, k=4)
+    made = ws.embedding_map(doc, QUESTION, config=config, k=4)
     chunks = ws.chunks(doc, config)
     vectors = ws.chunk_vectors(doc, config)
     assert vectors.shape == (len(chunks), 384)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
     if dense == "chunks":
-        np.testing.assert_allclose(vectors, ws.retriever(doc, config).index.vectors())
+        np.testing.assert_allclose(vectors, ws.retriever(doc, config).vectors())
     assert [p.index for p in made.points] == [c.index for c in chunks]
     proj = pca(vectors)
     q = ws.embedder(config.model).embed_query(QUESTION)
@@ -102,7 +101,7 @@ def test_the_map_of_a_real_document(dense: str) -> None:
     assert [p.similarity for p in made.points] == pytest.approx(sims.tolist(), abs=1e-6)
     assert len(made.sections) > 2 and made.vectors == dense
     # deterministic: the same map again
-    assert embedding_map(ws, doc, QUESTION, config=config, k=4).to_json() == made.to_json()
+    assert ws.embedding_map(doc, QUESTION, config=config, k=4).to_json() == made.to_json()
 
 
 @pytest.mark.usefixtures("model_embedder")
@@ -112,11 +111,11 @@ def test_a_bm25_configuration_is_mapped_with_dense_vectors() -> None:
     config = Config().replace(retriever="bm25")
     assert dense_config(config).retriever == "dense"
     assert dense_config(Config()) == Config()
-    made = embedding_map(ws, doc, QUESTION, config=config, k=3)
+    made = ws.embedding_map(doc, QUESTION, config=config, k=3)
     asked = ws.ask(doc, QUESTION, config=config, k=3)
     assert [h.index for h in made.hits] == [h.index for h in asked.hits]
     assert made.hits[0].score == pytest.approx(asked.hits[0].score)
-    no_question = embedding_map(ws, doc, None, config=config)
+    no_question = ws.embedding_map(doc, None, config=config)
     assert no_question.question_xy is None and not no_question.hits
     assert [p.x for p in no_question.points] == [p.x for p in made.points]
 

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.chunking.splitters import ChunkSettings, split
-from explorer.config import Config
+from explorer.chunking.records import ChunkSettings
+from explorer.chunking.splitters import split
+from explorer.config import CARRY, Config
 from explorer.documents.load import load_path
-from explorer.retrieval.index import CARRY
 from tests.conftest import REPO, SAMPLES
 from ui.lessons import OPENING
 

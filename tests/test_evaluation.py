@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from explorer.config import Config
+from explorer.config import CARRY, Config
 from explorer.errors import QuerySetError, SettingsError
 from explorer.evaluation.coverage import char_metrics, evaluate, flipped, sweep
 from explorer.evaluation.queries import Query, dumps, load_queries, parse_queries
-from explorer.retrieval.index import CARRY, Hit
+from explorer.retrieval.scoring import Hit
 from explorer.workspace import Workspace
 from tests.conftest import CARRY_QUESTION, RULE_THEN_EXCEPTION, SAMPLES, answer_one, retriever_of
 from tests.test_properties_eval import holds

@@ -31,7 +31,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.chunking.splitters import ChunkSettings, split
+from explorer.chunking.records import ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.documents.load import load_document
 from explorer.errors import ExplorerError
 from tests.conftest import CORPUS, SAMPLES

@@ -72,7 +72,7 @@ def test_index_embeds_each_text_once_and_a_second_run_only_counts_them(
         first_ws = StoredWorkspace(docs, store)
         names = first_ws.names()
         first = first_ws.index(names, CONFIG, questions=["Refund window?"])
-        texts = {t for n in names for t in first_ws.retriever(n, CONFIG).index.dense_texts}
+        texts = {t for n in names for t in first_ws.retriever(n, CONFIG).dense_texts}
         assert first.documents == len(MARKDOWN)
         assert first.chunks == sum(len(first_ws.chunks(n, CONFIG)) for n in names)
         assert first.texts == len(texts) + 1 > 2 * BATCH

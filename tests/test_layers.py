@@ -3,7 +3,11 @@ layers give each chosen kind's boxes on a page and the Markdown's CSS outlines."
 
 from __future__ import annotations
 
+import pymupdf
+import pytest
+
 from explorer.documents.load import load_document, load_path
+from tests import pdf_layouts
 from tests.conftest import SAMPLES
 from ui import layers
 
@@ -50,3 +54,34 @@ def test_the_markdown_layers_outline_their_elements() -> None:
 
 def test_a_markdown_document_removes_nothing() -> None:
     assert load_document(b"# A\n\ntext\n", name="a.md").removed == ()
+
+
+@pytest.mark.parametrize("column_rules", [False, True], ids=["boxed", "grid"])
+def test_a_ruled_tables_box_reaches_its_rules(column_rules: bool) -> None:
+    """The table layer outlines a ruled table by its frame of rules: its right rule stands
+    well past the end of the longest cell's text, and the box reaches it."""
+    data = pdf_layouts.boxed_table(column_rules=column_rules)
+    doc = load_document(data, name="table.pdf")
+    [table] = [b for b in doc.blocks if b.kind == "table"]
+    assert table.box is not None and table.box.page == 1
+    page = pymupdf.open(stream=data, filetype="pdf")[0]
+    rules = [d["rect"] for d in page.get_drawings()]
+    right = max(r.x1 for r in rules)
+    left, top, bottom = min(r.x0 for r in rules), min(r.y0 for r in rules), max(r.y1 for r in rules)
+    assert doc.layout is not None
+    text_right = max(r.x1 for r in doc.layout.rects(table.start, table.end))
+    assert right - text_right > 20  # the case in point: the text stops well short of the rule
+    [box] = layers.pdf_layers(doc, 1, ["Tables"])
+    x0, y0, x1, y1 = box["rect"]
+    assert abs(x1 - right) <= 1 and abs(x0 - left) <= 1
+    assert abs(y0 - top) <= 1 and abs(y1 - bottom) <= 1
+
+
+def test_a_table_without_rules_is_outlined_by_its_text() -> None:
+    doc = load_document(pdf_layouts.value_table(), name="values.pdf")
+    tables = [b for b in doc.blocks if b.kind == "table"]
+    assert tables and all(b.box is None for b in tables)
+    assert doc.layout is not None
+    for b, box in zip(tables, layers.pdf_layers(doc, 1, ["Tables"]), strict=True):
+        rects = doc.layout.rects(b.start, b.end)
+        assert box["rect"][2] == round(max(r.x1 for r in rects) + 1.5, 2)

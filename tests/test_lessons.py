@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui.lessons
 from explorer import cli, resources
-from explorer.chunking.splitters import embedded_text
+from explorer.chunking.records import embedded_text
 from explorer.config import Config
 from explorer.documents.load import load_path
 from explorer.errors import LessonError

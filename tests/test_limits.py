@@ -22,7 +22,8 @@ from explorer.chunking import measures
 from explorer.chunking.adapters import LIBRARY_SPLITTERS
 from explorer.chunking.diagnostics import diagnose
 from explorer.chunking.measures import _from_spans, count_each, get_measure, model_tokenizer
-from explorer.chunking.splitters import SPLITTERS, ChunkSettings, embedded_text, split
+from explorer.chunking.records import SPLITTERS, ChunkSettings, embedded_text
+from explorer.chunking.splitters import split
 from explorer.config import Config
 from explorer.documents import load as documents
 from explorer.documents.load import MAX_QUOTE_DEPTH, flatten_deep_quotes, load_document

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from explorer.chunking.splitters import ChunkSettings, page_starts, split
+from explorer.chunking.records import ChunkSettings
+from explorer.chunking.splitters import page_starts, split
 from explorer.documents.model import Document
 from tests.conftest import SAMPLES, corpus_files, load_cached
 from tests.test_cli import run_cli

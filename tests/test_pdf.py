@@ -640,7 +640,8 @@ def test_hundred_page_pdf_loads_fast_enough_to_use() -> None:
 def test_a_sentence_broken_by_a_page_break_stays_one_paragraph() -> None:
     import pymupdf
 
-    from explorer.chunking.splitters import ChunkSettings, split
+    from explorer.chunking.records import ChunkSettings
+    from explorer.chunking.splitters import split
     from explorer.documents.load import load_document
 
     pdf = pymupdf.open()

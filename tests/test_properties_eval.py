@@ -20,12 +20,12 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.documents.model import Document
 from explorer.evaluation.coverage import char_metrics
 from explorer.retrieval.context import ContextPiece, context_pieces, section_span, widen_to_budget
 from explorer.retrieval.evidence import Evidence, Verdict, check, covered_by, locate, union
-from explorer.retrieval.index import Hit
+from explorer.retrieval.scoring import Hit
 from tests.conftest import make_chunks, make_doc
 
 Span = tuple[int, int]

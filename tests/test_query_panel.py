@@ -20,15 +20,16 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import ChunkSettings, split
-from explorer.config import Config
+from explorer.chunking.records import ChunkSettings
+from explorer.chunking.splitters import split
+from explorer.config import CARRY, Config
 from explorer.documents.load import load_document, load_path
 from explorer.retrieval import evidence
 from explorer.retrieval.context import ContextPiece, context_pieces, context_tokens, widen_to_budget
-from explorer.retrieval.index import CARRY, ChunkIndex, Hit
 from explorer.retrieval.retriever import Retriever
-from explorer.workspace import ask
-from tests.conftest import REPO, SAMPLES, answer_one, make_chunks, make_doc
+from explorer.retrieval.scoring import Hit
+from explorer.workspace import Workspace, ask
+from tests.conftest import REPO, SAMPLES, answer_one, make_chunks, make_doc, rank_chunks
 from tests.test_app import APP, FIRST, doc_html, errors, open_app, picker, upload
 from ui import render, render_markdown, render_pdf
 from ui.answers import context_note, evidence_phrases, evidence_rows, hit_rows
@@ -121,7 +122,7 @@ def library_ranking(  # type: ignore[no-untyped-def]
     """The library's ranking at the app's starting retrieval settings (carry on)."""
     doc = load_path(SAMPLES / FIRST)
     chunks = split(doc, settings)
-    return doc, chunks, ChunkIndex(chunks).rank(question, retriever, carry=carry)
+    return doc, chunks, rank_chunks(chunks, question, retriever, doc=doc, carry=carry)
 
 
 # --------------------------------------------------------------------------- the refund demo
@@ -130,14 +131,18 @@ def library_ranking(  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="module")
 def demo_verdict() -> str:
     """What the library says at the demo's settings with the real model (hybrid)."""
-    from explorer.retrieval.embeddings import embedder
 
     doc = load_path(SAMPLES / OPENING.doc)
     chunks = split(doc, START.config.chunking)
-    index = ChunkIndex(chunks, embedder=embedder(), doc=doc, dense="passages")  # the app's default
-    ranking = index.rank(
-        OPENING.question, START.config.retriever, carry=CARRY
-    )  # carry is on at the start
+    ranking = rank_chunks(  # the app's default: dense scores from passages, carry on at the start
+        chunks,
+        OPENING.question,
+        START.config.retriever,
+        doc=doc,
+        embedder=Workspace().embedder(Config().model),
+        dense="passages",
+        carry=CARRY,
+    )
     pieces = context_pieces(ranking[: START.k], chunks, doc=doc)
     spans = [(p.start, p.end) for p in pieces]
     results = evidence.check(OPENING.evidence, doc.text, chunks, ranking, context=spans)
@@ -203,16 +208,23 @@ def test_dense_retrieval_matches_the_library(model_embedder) -> None:  # type: i
     at = open_app(timeout=MODEL_TIMEOUT, retriever="dense")
     doc = load_path(SAMPLES / FIRST)
     chunks = split(doc, START.config.chunking)
-    index = ChunkIndex(chunks, embedder=model_embedder, doc=doc, dense="passages")
-    want = index.search(OPENING.question, "dense", START.k, carry=CARRY)
+    want = rank_chunks(
+        chunks,
+        OPENING.question,
+        "dense",
+        doc=doc,
+        embedder=model_embedder,
+        dense="passages",
+        carry=CARRY,
+    )[: START.k]
     table = hits_table(at)
     assert list(table["chunk"]) == [h.index for h in want]
     assert list(table["score"]) == pytest.approx([h.score for h in want], abs=1e-5)
     # with each chunk embedded whole instead
     at.radio(key="dense").set_value("chunks").run()
-    whole = ChunkIndex(chunks, embedder=model_embedder).search(
-        OPENING.question, "dense", START.k, carry=CARRY
-    )
+    whole = rank_chunks(
+        chunks, OPENING.question, "dense", doc=doc, embedder=model_embedder, carry=CARRY
+    )[: START.k]
     table = hits_table(at)
     assert list(table["chunk"]) == [h.index for h in whole]
     assert list(table["score"]) == pytest.approx([h.score for h in whole], abs=1e-5)
@@ -313,8 +325,8 @@ def test_the_heading_prefix_changes_what_is_retrieved(bm25: AppTest) -> None:
     question = "What does the policy say about subscriptions?"
     doc = load_path(SAMPLES / FIRST)
     chunks = split(doc, START.config.chunking)
-    plain = ChunkIndex(chunks).search(question, "bm25", 2, carry=CARRY)
-    prefixed = ChunkIndex(chunks, heading_prefix=True).search(question, "bm25", 2, carry=CARRY)
+    plain = rank_chunks(chunks, question, "bm25", doc=doc, carry=CARRY)[:2]
+    prefixed = rank_chunks(chunks, question, "bm25", doc=doc, carry=CARRY, heading_prefix=True)[:2]
     assert [h.index for h in plain] != [h.index for h in prefixed]
     question_box(bm25).set_value(question).run()
     assert list(hits_table(bm25)["chunk"]) == [h.index for h in plain]
@@ -703,7 +715,9 @@ def test_a_hit_on_table_rows_brings_the_table_header() -> None:
 
     doc = load_path(SAMPLES / guide)
     chunks = split(doc, ChunkSettings("structure", "tokens", 64, 0))
-    ranking = ChunkIndex(chunks).rank("Which strategy is good for recall on short facts?", "bm25")
+    ranking = rank_chunks(
+        chunks, "Which strategy is good for recall on short facts?", "bm25", doc=doc
+    )
     pieces = context_pieces(
         ranking[: at.slider(key="k").value], chunks, doc=doc, table_headers=True
     )
@@ -812,7 +826,7 @@ def test_fill_to_budget_brings_the_phrase_just_past_the_top_hit() -> None:
     units = get_measure("tokens").units(doc.text)
     assert units.total() > 256  # the document is longer than the budget
     chunks = split(doc, ChunkSettings("sentence", "words", 15, 0))
-    ranking = ChunkIndex(chunks).rank(RETURNS_QUESTION, "bm25", carry=CARRY)
+    ranking = rank_chunks(chunks, RETURNS_QUESTION, "bm25", doc=doc, carry=CARRY)
     spans = widen_to_budget(
         [(chunks[ranking[0].index].start, chunks[ranking[0].index].end)], units, 256
     )

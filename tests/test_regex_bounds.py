@@ -27,7 +27,7 @@ from explorer.chunking.adapters import (
     split_library,
 )
 from explorer.chunking.adapters import split as split_module
-from explorer.chunking.splitters import ChunkSettings
+from explorer.chunking.records import ChunkSettings
 from explorer.config import Config
 from explorer.errors import LibraryError, SettingsError, TimeLimitError
 from tests.conftest import REPO, load_cached, make_doc

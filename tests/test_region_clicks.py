@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.chunking.splitters import ChunkSettings
+from explorer.chunking.records import ChunkSettings
 from explorer.documents.load import load_path
 from explorer.workspace import Workspace
 from tests.conftest import REPO, SAMPLES

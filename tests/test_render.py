@@ -14,7 +14,8 @@ from html.parser import HTMLParser
 import pymupdf
 import pytest
 
-from explorer.chunking.splitters import ChunkSettings, split
+from explorer.chunking.records import ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.documents.load import MAX_NESTING, load_document
 from explorer.documents.model import Document, Layout, Line, Page
 from explorer.errors import DocumentError

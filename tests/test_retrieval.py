@@ -10,33 +10,36 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from explorer.chunking.splitters import (
-    ChunkSettings,
-    chunks_from_texts,
-    embedded_text,
-    semantic_breaks,
-    split,
-)
+from explorer.chunking.records import ChunkSettings, chunks_from_texts, embedded_text
+from explorer.chunking.splitters import semantic_breaks, split
+from explorer.config import CARRY, Config
 from explorer.documents.load import load_document
+from explorer.documents.model import Document
 from explorer.errors import SettingsError
 from explorer.retrieval import evidence
 from explorer.retrieval.embeddings import BUNDLED_SHA256, file_sha256, verified_bundled_dir
-from explorer.retrieval.index import CARRY, ChunkIndex, Hit, _range_max, pair_vectors
+from explorer.retrieval.retriever import Retriever
+from explorer.retrieval.scoring import Hit, ScoringInputs, pair_vectors
 from tests.conftest import (
     CARRY_QUESTION,
     RULE_THEN_EXCEPTION,
     SAMPLES,
     load_cached,
     make_doc,
+    rank_chunks,
 )
 
 REFUND = SAMPLES / "refund-policy.md"
 RULE = "within seven days"
 EXCEPTION = "does not apply to downloaded materials"
 QUESTION = "How long do I have to ask for a refund?"
+
+
+def passage_retriever(chunks: list, doc: Document, embedder: object = None) -> Retriever:  # type: ignore[type-arg]
+    """``doc``'s ``chunks`` made ready with dense scores from its passages."""
+    config = Config().replace(dense="passages")
+    return Retriever(doc, config, chunks=chunks, embedder=embedder)  # type: ignore[arg-type]
 
 
 def test_bundled_model_is_the_official_file_and_loads_offline(model_embedder) -> None:  # type: ignore[no-untyped-def]
@@ -70,9 +73,12 @@ def test_dense_ranks_the_obvious_match_first(model_embedder) -> None:  # type: i
         make_doc(text), ChunkSettings(splitter="recursive", unit="words", size=12, overlap=0)
     )
     assert len(chunks) == 4
-    index = ChunkIndex(chunks, embedder=model_embedder)
-    assert index.rank("How do plants make energy from light?", "dense")[0].index == 2
-    assert index.rank("money back after buying", "dense")[0].index == 3
+
+    def dense(q: str) -> list[Hit]:
+        return rank_chunks(chunks, q, "dense", embedder=model_embedder)
+
+    assert dense("How do plants make energy from light?")[0].index == 2
+    assert dense("money back after buying")[0].index == 3
 
 
 def test_bm25_and_hybrid_orders_on_a_small_fixture(model_embedder) -> None:  # type: ignore[no-untyped-def]
@@ -85,13 +91,16 @@ def test_bm25_and_hybrid_orders_on_a_small_fixture(model_embedder) -> None:  # t
     chunks = split(
         make_doc(text), ChunkSettings(splitter="recursive", unit="words", size=9, overlap=0)
     )
-    index = ChunkIndex(chunks, embedder=model_embedder)
-    bm25 = index.rank("refund downloaded", "bm25")
+
+    def rank(q: str, retriever: str) -> list[Hit]:
+        return rank_chunks(chunks, q, retriever, embedder=model_embedder)
+
+    bm25 = rank("refund downloaded", "bm25")
     assert [h.index for h in bm25][:2] == [1, 2]  # both terms, then one (stemmed "refund")
     assert bm25[-1].score == 0.0
     assert [h.rank for h in bm25] == [1, 2, 3, 4]
-    dense = index.rank("refund downloaded", "dense")
-    hybrid = index.rank("refund downloaded", "hybrid")
+    dense = rank("refund downloaded", "dense")
+    hybrid = rank("refund downloaded", "hybrid")
     # hybrid: each ranking's scores min-max normalised over all chunks, then averaged
     d = {h.index: h.score for h in dense}
     b = {h.index: h.score for h in bm25}
@@ -105,9 +114,9 @@ def test_bm25_and_hybrid_orders_on_a_small_fixture(model_embedder) -> None:  # t
     assert [h.index for h in hybrid] == sorted(combined, key=lambda i: (-combined[i], i))
     assert [h.score for h in hybrid] == pytest.approx(sorted(combined.values(), reverse=True))
     assert hybrid[0].retriever == "hybrid" and 0.0 <= hybrid[-1].score <= hybrid[0].score <= 1.0
-    assert index.rank("the of and", "bm25")[0].score == 0.0  # only stop words: no signal
+    assert rank("the of and", "bm25")[0].score == 0.0  # only stop words: no signal
     with pytest.raises(SettingsError, match="unknown retriever"):
-        index.rank("x", "magic")
+        rank("x", "magic")
 
 
 def test_heading_prefix_changes_only_what_is_embedded() -> None:
@@ -161,7 +170,7 @@ def refund_check(settings: ChunkSettings, k: int, embedder) -> tuple[list[eviden
 
     doc = load_path(REFUND)
     chunks = split(doc, settings)
-    ranking = ChunkIndex(chunks, embedder=embedder).rank(QUESTION, "hybrid")
+    ranking = rank_chunks(chunks, QUESTION, "hybrid", embedder=embedder)
     ctx = [(chunks[h.index].start, chunks[h.index].end) for h in ranking[:k]]
     results = evidence.check([RULE, EXCEPTION], doc.text, chunks, ranking, context=ctx)
     return results, str(evidence.Verdict(tuple(results)))
@@ -322,7 +331,7 @@ def test_a_hit_on_table_rows_brings_the_header_rows() -> None:
 
 def test_passages_are_the_same_whatever_the_chunking_and_fit_the_window() -> None:
     from explorer.chunking.measures import get_measure
-    from explorer.retrieval.index import PASSAGE_TOKENS, passages
+    from explorer.retrieval.scoring import PASSAGE_TOKENS, passages
 
     doc = load_cached(SAMPLES / "writing-guide.md")
     ps = passages(doc)
@@ -332,17 +341,13 @@ def test_passages_are_the_same_whatever_the_chunking_and_fit_the_window() -> Non
     assert all(tok.count(p.text) <= PASSAGE_TOKENS + 2 or "oversize" in p.flags for p in ps)
     model_pieces = get_measure("model-tokens")
     assert max(model_pieces.count(p.text) for p in ps) < 254  # the window minus [CLS], [SEP]
-    small = ChunkIndex(
-        split(doc, ChunkSettings("structure", "tokens", 128, 0)), doc=doc, dense="passages"
-    )
-    large = ChunkIndex(
-        split(doc, ChunkSettings("fixed", "chars", 900, 300)), doc=doc, dense="passages"
-    )
+    small = passage_retriever(split(doc, ChunkSettings("structure", "tokens", 128, 0)), doc)
+    large = passage_retriever(split(doc, ChunkSettings("fixed", "chars", 900, 300)), doc)
     assert small.dense_texts == large.dense_texts  # one set of vectors serves both
 
 
 def test_a_passage_counts_for_the_chunk_holding_most_of_it() -> None:
-    from explorer.retrieval.index import passages_of
+    from explorer.retrieval.scoring import passages_of
 
     text = "One two three. Four five six. Seven eight nine."
     doc = make_doc(text)
@@ -360,10 +365,12 @@ def test_a_passage_counts_for_the_chunk_holding_most_of_it() -> None:
 def test_passage_scores_rank_the_chunk_holding_the_best_sentence(model_embedder) -> None:  # type: ignore[no-untyped-def]
     doc = load_cached(REFUND)
     chunks = split(doc, ChunkSettings("structure", "tokens", 256, 0))
-    index = ChunkIndex(chunks, embedder=model_embedder, doc=doc, dense="passages")
+    index = passage_retriever(chunks, doc, model_embedder)
     q = model_embedder.embed_query(QUESTION)
     sims = index.vectors() @ q
-    dense = index.rank(QUESTION, "dense")
+    dense = rank_chunks(
+        chunks, QUESTION, "dense", doc=doc, embedder=model_embedder, dense="passages"
+    )
     pairs = pair_vectors(index.vectors()) @ q
     for hit in dense:
         texts = index.embedded_for(hit.index)
@@ -391,11 +398,8 @@ def test_two_neighbouring_passages_score_together(model_embedder) -> None:  # ty
     scores as that one, not as a pair reaching outside it."""
     doc = load_document(SPLIT_RULE, name="refunds.md")
     question = "Are downloaded materials refundable within seven days?"
-    index = ChunkIndex(
-        split(doc, ChunkSettings("structure", "tokens", 256, 0)),
-        doc=doc,
-        embedder=model_embedder,
-        dense="passages",
+    index = passage_retriever(
+        split(doc, ChunkSettings("structure", "tokens", 256, 0)), doc, model_embedder
     )
     rule, exception = index.passages[0], index.passages[1]
     assert "seven days" in rule.text and exception.text.startswith("This does not apply")
@@ -406,14 +410,20 @@ def test_two_neighbouring_passages_score_together(model_embedder) -> None:  # ty
 
     section = chunks_from_texts(doc, [doc.text[: exception.end], doc.text[exception.end :].strip()])
     apart = chunks_from_texts(doc, [doc.text[: rule.end], doc.text[exception.start :]])
-    both = ChunkIndex(section, doc=doc, embedder=model_embedder, dense="passages")
-    cut = ChunkIndex(apart, doc=doc, embedder=model_embedder, dense="passages")
-    assert both.dense_scores(q)[0] == pytest.approx(together)
-    assert cut.dense_scores(q)[0] == pytest.approx(sims[0])
+
+    def dense_scores(chunks: list) -> dict[int, float]:  # type: ignore[type-arg]
+        ranked = rank_chunks(
+            chunks, question, "dense", doc=doc, embedder=model_embedder, dense="passages"
+        )
+        return {h.index: h.score for h in ranked}
+
+    assert dense_scores(section)[0] == pytest.approx(together)
+    assert dense_scores(apart)[0] == pytest.approx(sims[0])
     # the second chunk holds the exception and the next section: its best pair is
     # (exception, shipping heading), not (rule, exception)
+    cut = passage_retriever(apart, doc, model_embedder)
     pairs = [float(x) for x in pair_vectors(cut.vectors()) @ q]
-    assert cut.dense_scores(q)[1] == pytest.approx(max(sims[1], *sims[2:], *pairs[1:]))
+    assert dense_scores(apart)[1] == pytest.approx(max(sims[1], *sims[2:], *pairs[1:]))
 
 
 def test_pair_vectors_are_the_normalised_sums() -> None:
@@ -427,47 +437,38 @@ def test_pair_vectors_are_the_normalised_sums() -> None:
     assert pair_vectors(vecs[:0]).shape == (0, 3)
 
 
-@given(
-    st.lists(st.floats(-1, 1, width=32), min_size=0, max_size=12),
-    st.lists(st.tuples(st.integers(0, 13), st.integers(0, 14)), max_size=10),
-    st.sampled_from([0, 1]),
-)
-def test_range_max_is_the_max_of_each_range(values, ranges, shorten) -> None:  # type: ignore[no-untyped-def]
-    """Every range's max, or the floor when it is empty or past the end (a chunk after the last
-    passage), as the plain ``max(values[lo:hi - shorten], default=floor)`` says."""
-    ranges = [(lo, max(lo, hi)) for lo, hi in ranges]
-    floored = np.array([*values, -1.0], dtype=np.float32)
-    got = _range_max(floored, ranges, shorten) if ranges else []
-    want = [max(values[lo : max(0, hi - shorten)], default=-1.0) for lo, hi in ranges]
-    assert [float(x) for x in got] == pytest.approx(want)
-
-
 def test_passages_need_the_document() -> None:
     doc = make_doc("Some text here.")
     chunks = split(doc, ChunkSettings("sentence", "words", 5, 0))
     with pytest.raises(SettingsError, match="need the document"):
-        ChunkIndex(chunks, dense="passages")
+        ScoringInputs(chunks, dense="passages")
     with pytest.raises(SettingsError, match="unknown dense source"):
-        ChunkIndex(chunks, doc=doc, dense="sentences")
+        ScoringInputs(chunks, doc=doc, dense="sentences")
 
 
 def test_hybrid_without_a_matching_term_is_the_dense_order(model_embedder) -> None:  # type: ignore[no-untyped-def]
-    from explorer.retrieval.index import combine, normalised
+    from explorer.corpus import combined, normalised
 
-    assert normalised([2.0, 4.0, 3.0]) == [0.0, 1.0, 0.5]
-    assert normalised([1.5, 1.5]) == [0.0, 0.0]  # equal scores tell nothing apart
-    assert combine([0.2, 0.6, 0.4], [0.0, 0.0, 0.0]) == pytest.approx([0.0, 0.5, 0.25])
+    def floats(xs: list[float]) -> np.ndarray:  # type: ignore[type-arg]
+        return np.array(xs, dtype=np.float64)
+
+    assert normalised(floats([2.0, 4.0, 3.0])).tolist() == [0.0, 1.0, 0.5]
+    assert normalised(floats([1.5, 1.5])).tolist() == [0.0, 0.0]  # equal: they tell nothing
+    mixed = combined(floats([0.2, 0.6, 0.4]), floats([0.0, 0.0, 0.0]))
+    assert mixed.tolist() == pytest.approx([0.0, 0.5, 0.25])
     doc = load_cached(REFUND)
-    index = ChunkIndex(
-        split(doc, ChunkSettings("sentence", "tokens", 40, 0)),
-        embedder=model_embedder,
-        doc=doc,
-        dense="passages",
-    )
+    chunks = split(doc, ChunkSettings("sentence", "tokens", 40, 0))
+    index = passage_retriever(chunks, doc, model_embedder)
     question = "zzzqx wobble"  # no term BM25 knows
     assert all(s == 0.0 for s in index.bm25().scores(question))
-    dense = [h.index for h in index.rank(question, "dense")]
-    assert [h.index for h in index.rank(question, "hybrid")] == dense
+
+    def order(retriever: str) -> list[int]:
+        ranked = rank_chunks(
+            chunks, question, retriever, doc=doc, embedder=model_embedder, dense="passages"
+        )
+        return [h.index for h in ranked]
+
+    assert order("hybrid") == order("dense")
 
 
 def test_embedding_cache_survives_a_save_and_load(tmp_path, model_embedder) -> None:  # type: ignore[no-untyped-def]
@@ -503,17 +504,42 @@ def test_the_embedding_cache_is_bounded_and_drops_the_oldest(model_embedder) -> 
     assert not small.cached("text 3") and small.cached("text 6")
 
 
-def test_carried_adds_a_share_of_the_previous_chunks_own_score() -> None:
-    from explorer.retrieval.index import carried
+class CosineEmbedder:
+    """Each chunk's vector is a unit vector whose cosine with every question is given (the
+    question's vector is the first axis), so the ranking's own scores are known."""
 
-    assert carried([1.0, 0.0, -0.5, 0.2], 0.5) == [1.0, 0.5, -0.5, 0.2]  # a negative lifts nothing
+    name = "cosines"
+
+    def __init__(self, cosines: dict[str, float]) -> None:
+        self.cosines = cosines
+
+    def embed(self, texts: list[str], *, progress: object = None) -> np.ndarray:  # type: ignore[type-arg]
+        rows = [(self.cosines[t], float(np.sqrt(1 - self.cosines[t] ** 2))) for t in texts]
+        return np.array(rows, dtype=np.float32).reshape(-1, 2)
+
+    def embed_query(self, question: str) -> np.ndarray:  # type: ignore[type-arg]
+        return np.array([1.0, 0.0], dtype=np.float32)
+
+
+def carried_scores(cosines: list[float], carry: float) -> list[float]:
+    """The dense ranking's scores, in chunk order, of chunks whose cosines are given."""
+    text = "\n\n".join(f"chunk{i}" for i in range(len(cosines)))
+    doc = make_doc(text)
+    chunks = split(doc, ChunkSettings("recursive", "words", 1, 0))
+    emb = CosineEmbedder({c.text: x for c, x in zip(chunks, cosines, strict=True)})
+    ranked = rank_chunks(chunks, "q", "dense", doc=doc, embedder=emb, carry=carry)
+    return [h.score for h in sorted(ranked, key=lambda h: h.index)]
+
+
+def test_carry_adds_a_share_of_the_previous_chunks_own_score() -> None:
+    # a negative lifts nothing
+    assert carried_scores([1.0, 0.0, -0.5, 0.2], 0.5) == pytest.approx([1.0, 0.5, -0.5, 0.2])
     # the chunk before passes on its own score, not what it was carried: one step only
-    assert carried([1.0, 0.0, 0.0], 0.5) == [1.0, 0.5, 0.0]
-    assert carried([0.3, 0.7], 0.0) == [0.3, 0.7]
-    assert carried([], 0.3) == []
+    assert carried_scores([1.0, 0.0, 0.0], 0.5) == pytest.approx([1.0, 0.5, 0.0])
+    assert carried_scores([0.3, 0.7], 0.0) == pytest.approx([0.3, 0.7])
     for bad in (-0.1, 1.5, float("nan")):
         with pytest.raises(SettingsError, match="carry must be between 0 and 1"):
-            carried([1.0], bad)
+            carried_scores([1.0], bad)
 
 
 def test_carry_lifts_the_exception_after_the_rule_it_completes() -> None:
@@ -522,21 +548,19 @@ def test_carry_lifts_the_exception_after_the_rule_it_completes() -> None:
         make_doc(text), ChunkSettings(splitter="recursive", unit="words", size=10, overlap=0)
     )
     assert [c.text.split()[0] for c in chunks] == ["Shipping", "Refunds", "This", "Gift"]
-    index = ChunkIndex(chunks)
     question = CARRY_QUESTION
-    plain = index.rank(question, "bm25")
+    plain = rank_chunks(chunks, question, "bm25")
     # the exception shares no word with the question: BM25 alone puts it last, below gift cards
     assert [h.index for h in plain][:2] == [1, 3] and plain[-1].index == 2
     assert all(h.carried == 0.0 for h in plain)
-    lifted = index.rank(question, "bm25", carry=0.3)
+    lifted = rank_chunks(chunks, question, "bm25", carry=0.3)
     assert [h.index for h in lifted][:2] == [1, 2]
     own = {h.index: h.score for h in plain}
     second = lifted[1]
     assert second.carried == pytest.approx(0.3 * own[1])
     assert second.score == pytest.approx(own[2] + 0.3 * own[1])
-    assert index.search(question, "bm25", k=2, carry=0.3) == lifted[:2]
     with pytest.raises(SettingsError, match="carry must be between 0 and 1"):
-        index.rank(question, "bm25", carry=2.0)
+        rank_chunks(chunks, question, "bm25", carry=2.0)
 
 
 def test_widen_to_budget_brings_the_text_just_past_a_hit() -> None:
@@ -567,13 +591,13 @@ def test_widen_to_budget_brings_the_text_just_past_a_hit() -> None:
 def test_bm25_over_chunks_without_one_indexable_word_ranks_them_all_at_zero() -> None:
     doc = make_doc("| 1 | 2 |\n\nthe and of\n\n42")
     chunks = split(doc, ChunkSettings("recursive", "words", 3, 0))
-    ranking = ChunkIndex(chunks).rank("what is it?", "bm25")
+    ranking = rank_chunks(chunks, "what is it?", "bm25", doc=doc)
     assert [h.score for h in ranking] == [0.0] * len(chunks) and len(ranking) == len(chunks)
 
 
 def test_passages_never_cross_a_block_start_but_keep_a_heading_with_its_text() -> None:
     from explorer.chunking.splitters import passage_cuts, split_passages
-    from explorer.retrieval.index import PASSAGES
+    from explorer.retrieval.scoring import PASSAGES
 
     text = (
         "# Refunds\n\nAsk within 30 days. We pay back the price.\n\n"
@@ -596,7 +620,7 @@ def test_a_table_rows_passage_is_embedded_after_the_tables_header() -> None:
     """What is embedded for a passage of body rows starts with the header rows; its span and text
     stay the rows'."""
     from explorer.chunking.splitters import split_passages
-    from explorer.retrieval.index import PASSAGES, passage_texts
+    from explorer.retrieval.scoring import PASSAGES, passage_texts
 
     header = "| state | mail your claim to |\n|---|---|"
     rows = [

@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from explorer.chunking.cuts import sentence_cuts
 from explorer.chunking.diagnostics import diagnose
+from explorer.chunking.records import ChunkSettings
 from explorer.chunking.sentences import (
     CANDIDATES,
     candidate_cut,
@@ -19,7 +21,7 @@ from explorer.chunking.sentences import (
     sentence_spans,
     split_sentences,
 )
-from explorer.chunking.splitters import ChunkSettings, sentence_cuts, split
+from explorer.chunking.splitters import split
 from tests.conftest import REPO, SHARED, make_chunks, make_doc
 
 GOLDEN_RULES = SHARED / "benchmarks" / "sentence-golden-rules" / "english-golden-rules.json"

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from explorer.chunking.splitters import ChunkSettings, split
+from explorer.chunking.records import ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.documents import markdown_view
 from explorer.documents.load import load_document, load_path
 from explorer.documents.markdown_view import MarkdownWalker, rendered_text

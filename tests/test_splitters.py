@@ -21,7 +21,8 @@ from explorer.chunking.measures import (
     get_measure,
     tiktoken_encoding,
 )
-from explorer.chunking.splitters import SPLITTERS, Chunk, ChunkSettings, split
+from explorer.chunking.records import SPLITTERS, Chunk, ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.documents.model import Document
 from explorer.errors import MeasureError, SettingsError
 from tests.conftest import assert_span_counts_alone, corpus_files, load_cached, make_doc

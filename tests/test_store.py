@@ -18,7 +18,7 @@ import pytest
 
 from explorer.errors import EmbeddingError
 from explorer.retrieval import embeddings
-from explorer.retrieval.embeddings import Embedder, StoreWarning, using_store
+from explorer.retrieval.embeddings import Embedder, StoreWarning
 from explorer.retrieval.store import (
     FILENAME,
     ROW_OVERHEAD,
@@ -29,6 +29,7 @@ from explorer.retrieval.store import (
     open_store,
     text_key,
 )
+from explorer.workspace import Workspace, shared_workspace
 from tests.conftest import REPO
 
 MODEL = "test-model"
@@ -294,10 +295,29 @@ def test_the_shared_store_falls_back_to_memory_with_a_warning(
 ) -> None:
     (tmp_path / FILENAME).write_bytes(b"garbage" * 1000)
     monkeypatch.setenv("CHUNK_EXPLORER_CACHE", str(tmp_path))
-    monkeypatch.setattr(embeddings, "_shared_store", embeddings._UNSET)
+    shared = embeddings.Embedders()  # as the process's shared workspace makes them
     with pytest.warns(StoreWarning, match="is damaged or is not a cache"):
-        assert embeddings.shared_store() is None
-    assert embeddings.shared_store() is None  # once: not tried again in this process
+        assert shared.store is None
+    assert shared.store is None  # once: not tried again in this process
+    assert shared.get(MODEL).store is None
+
+
+def test_a_store_that_fails_is_dropped_by_every_shared_embedder(tmp_path: Path) -> None:
+    shared = embeddings.Embedders()
+    with Store(tmp_path) as store, shared.using(store):
+        emb = shared.get(MODEL)
+        emb._model = CountingModel()
+        other = shared.get("another-model")
+        assert emb.store is store and other.store is store
+
+        def broken(*_: object) -> None:
+            raise EmbeddingError("the disk is gone")
+
+        store.get = broken  # type: ignore[method-assign]
+        with pytest.warns(StoreWarning, match="the disk is gone; embeddings are kept in memory"):
+            emb.embed(["alpha"])
+        assert emb.store is None and shared.store is None
+        assert shared.get("another-model").store is None  # the others stop trying it too
 
 
 # --------------------------------------------------------------------------- the embedder
@@ -333,13 +353,16 @@ def test_an_embedder_without_a_store_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_using_store_points_the_shared_embedders_at_a_store_and_back(tmp_path: Path) -> None:
-    before = embeddings.shared_store()
-    with Store(tmp_path) as store, using_store(store):
-        assert embeddings.embedder(MODEL).store is store
-        with using_store(None):
-            assert embeddings.embedder(MODEL).store is None
-        assert embeddings.embedder(MODEL).store is store
-    assert embeddings.embedder(MODEL).store is before
+    ws = Workspace()
+    before = ws.embedders.store
+    with Store(tmp_path) as store, ws.using_store(store):
+        assert ws.embedder(MODEL).store is store
+        assert Workspace().embedder(MODEL).store is store  # every workspace's: the process's
+        assert shared_workspace().embedder(MODEL) is ws.embedder(MODEL)
+        with Workspace().using_store(None):
+            assert ws.embedder(MODEL).store is None
+        assert ws.embedder(MODEL).store is store
+    assert ws.embedder(MODEL).store is before
 
 
 def test_where_the_store_lives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

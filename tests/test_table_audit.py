@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from explorer.chunking.splitters import Chunk, ChunkSettings, split
+from explorer.chunking.records import Chunk, ChunkSettings
+from explorer.chunking.splitters import split
 from explorer.chunking.tables import table_audit, table_audit_by_chunk
 from explorer.config import Config
 from explorer.documents.load import load_document

@@ -18,7 +18,8 @@ from explorer.chunking.measures import (
     standalone_counter,
     tiktoken_encoding,
 )
-from explorer.chunking.splitters import ChunkSettings, split
+from explorer.chunking.records import ChunkSettings
+from explorer.chunking.splitters import split
 from tests.conftest import SAMPLES, assert_span_counts_alone, corpus_files, load_cached
 
 DOCUMENTS = [

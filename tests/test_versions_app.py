@@ -81,7 +81,7 @@ def test_switching_documents_ends_the_comparison() -> None:
 def test_the_comparison_shows_the_churn_of_each_splitter() -> None:
     """A paragraph inserted near the top: the churn table re-embeds more of fixed windows than
     of the structure splitter, with the library's figures for each splitter chosen."""
-    from explorer.chunking.churn import churn_by_splitter, insert_near_top
+    from explorer.chunking.churn import insert_near_top
     from explorer.workspace import Workspace
 
     path = SAMPLES / "writing-guide.md"
@@ -109,7 +109,7 @@ def test_the_comparison_shows_the_churn_of_each_splitter() -> None:
     assert list(table["splitter"]) == ["fixed", "structure", "langchain-recursive"]
     new = ws.load(new_text.encode(), name="writing-guide-v2.md")
     config = Config().replace(**settings)
-    want = churn_by_splitter(ws, old, new, config, list(table["splitter"]))
+    want = ws.churn(old, new, config, list(table["splitter"]))
     for _, row in table.iterrows():
         c = want[row["splitter"]]
         assert (row["new chunks"], row["re-embedded"]) == (c.new_chunks, c.reembedded)

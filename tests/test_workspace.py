@@ -50,7 +50,7 @@ def test_chunks_and_retrievers_are_made_once_and_context_settings_share_a_retrie
     first = ws.retriever(doc, BM25)
     assert ws.retriever(doc, BM25) is first
     wider = ws.retriever(doc, BM25.replace(neighbours=2, fill=False))  # context settings only
-    assert wider.index is first.index and wider.chunks is first.chunks
+    assert wider.bm25() is first.bm25() and wider.chunks is first.chunks  # what it scores by
     assert wider.config.neighbours == 2
     assert len(made) == 1
     ws.retriever(doc, BM25.replace(size=128))  # a new chunking: made once more
@@ -99,6 +99,62 @@ def test_a_folder_is_named_by_its_files_and_read_through_the_workspace() -> None
     before = ws.loads
     assert ws.document("refund-policy.md").text == ws.load(POLICY, name="x.md").text
     assert ws.loads == before  # the folder's copy was read already: the same bytes
+
+
+def test_the_shared_workspace_is_the_one_owner_of_the_embedders(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One shared workspace per process: every workspace (and view) embeds through its
+    embedders, and the app's frame asks it rather than making its own."""
+    from explorer import workspace
+    from ui import frame
+
+    owner = workspace.shared_workspace()
+    assert workspace.shared_workspace() is owner
+    for ws in (Workspace(), Workspace(keep=3), Workspace().view(), owner.view()):
+        assert ws.embedders is owner.embedders
+        assert ws.embedder(BM25.model) is owner.embedder(BM25.model)
+    bounded: list[int] = []
+    monkeypatch.setattr(workspace._Shared, "bound", lambda _self, keep: bounded.append(keep))
+    frame.shared_workspace.clear()
+    assert frame.shared_workspace() is owner and bounded == [frame.KEEP_DOCUMENTS]
+    assert workspace.shared_workspace(keep=7) is owner and bounded[-1] == 7
+
+
+def test_bounding_a_workspace_keeps_that_many_documents() -> None:
+    ws = Workspace()
+    ws._shared.bound(2)
+    for n in range(4):
+        ws.load(POLICY + b"\n" * n, name=f"p{n}.md")
+    assert len(ws._shared.documents) == 2 and ws.loads == 4
+    ws.load(POLICY + b"\n" * 3, name="again.md")  # the most recent one is kept
+    assert ws.loads == 4
+
+
+def test_the_workspace_embeds_the_question_and_the_corpus_ranks_it() -> None:
+    """The ranking is model-free: the workspace embeds the question (nothing for BM25) and the
+    corpus ranks with its vector."""
+    seen: list[str] = []
+
+    class Embedder:
+        def embed_query(self, question: str) -> Any:
+            import numpy as np
+
+            seen.append(question)
+            return np.ones(3, dtype=np.float32) / np.sqrt(3)
+
+    class Fake(Workspace):
+        def embedder(self, model: str) -> Any:
+            return Embedder()
+
+    ws = Fake()
+    assert ws.question_vector("How long?", BM25) is None and seen == []
+    vector = ws.question_vector("How long?", Config())
+    assert vector is not None and vector.shape == (3,) and seen == ["How long?"]
+    doc = ws.load(POLICY, name="refund-policy.md")
+    ranked = ws.ranking("How long?", BM25, [doc])
+    assert ranked == ws.corpus(BM25, [doc]).rank("How long?", None) and seen == ["How long?"]
+    assert [h.hit for h in ranked] == list(ws.ask(doc, "How long?", config=BM25, k=None).ranking)
 
 
 def test_bm25_needs_nothing_embedded() -> None:

@@ -18,9 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from explorer import resources
-from explorer.config import Config
+from explorer.config import BUNDLED, Config
 from explorer.errors import DocumentError, SettingsError
-from explorer.retrieval.embeddings import BUNDLED
 
 ENV = "CHUNK_EXPLORER_DOCS"
 HOW = (

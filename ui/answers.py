@@ -7,9 +7,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from explorer.answer import Answer
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.retrieval.evidence import Evidence, ordinal
-from explorer.retrieval.index import Hit
+from explorer.retrieval.scoring import Hit
 from ui.chunk_view import pages_label
 
 

@@ -10,11 +10,9 @@ from typing import Any
 
 from explorer.chunking.diagnostics import Diagnosis, issue
 from explorer.chunking.measures import DEFAULT_ENCODING, get_measure
-from explorer.chunking.splitters import (
-    Chunk,
-)
+from explorer.chunking.records import Chunk
 from explorer.documents.model import Document
-from explorer.retrieval.index import (
+from explorer.retrieval.scoring import (
     passage_texts,
     passages_of,
 )

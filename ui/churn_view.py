@@ -9,8 +9,7 @@ from typing import Any
 import streamlit as st
 
 from explorer.chunking.adapters import LIBRARY_SPLITTERS
-from explorer.chunking.churn import churn_by_splitter
-from explorer.chunking.splitters import SPLITTERS
+from explorer.chunking.records import SPLITTERS
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError
@@ -37,7 +36,7 @@ def churn_rows(
             "re-embedded": c.reembedded,
             "share": round(100 * c.share, 1),
         }
-        for name, c in churn_by_splitter(ws, old, new, config, splitters).items()
+        for name, c in ws.churn(old, new, config, splitters).items()
     ]
 
 

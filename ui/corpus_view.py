@@ -10,7 +10,7 @@ from typing import Any
 
 from explorer.answer import CorpusAnswer
 from explorer.chunking.diagnostics import Diagnosis
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.corpus import CorpusHit
 from explorer.documents.model import Document

@@ -21,12 +21,12 @@ from explorer.chunking.diagnostics import ISSUES, Diagnosis
 from explorer.chunking.diff import ChunkDiff
 from explorer.chunking.edits import Edit, encode_edits, split_points, undo
 from explorer.chunking.measures import MODEL_WINDOW
-from explorer.chunking.splitters import Chunk, embedded_text
+from explorer.chunking.records import Chunk, embedded_text
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import DocumentError
+from explorer.memo import Memo
 from explorer.retrieval.evidence import ordinal
-from explorer.workspace import Memo
 from ui import (
     chunk_view,
     highlights,
@@ -348,7 +348,7 @@ def _pdf_page(
             )
             region_clicks.region_clicks(data, len(chunks))
     if chosen:
-        st.html(layers.legend_html(chosen))
+        st.html(layers.legend_html(chosen, removed=layers.removed_kinds(doc, page)))
     draw_ahead(doc, view_key, page, shown.data, tints)
 
 

@@ -17,11 +17,11 @@ from typing import Any
 import streamlit as st
 
 from explorer.chunking.edits import Edit, encode_edits
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config, dense_config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError
-from explorer.retrieval.embedding_map import EmbeddingMap, embedding_map
+from explorer.retrieval.embedding_map import EmbeddingMap
 from explorer.workspace import Workspace
 from ui import widgets
 from ui.safe import md_text, plot_text
@@ -208,7 +208,7 @@ def _made(
         )
         if done is None:
             return None
-    made = embedding_map(ws, doc, question or None, config=config, k=k, budget=budget, edits=edits)
+    made = ws.embedding_map(doc, question or None, config=config, k=k, budget=budget, edits=edits)
     state.map_made = (request, made)
     return made
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.errors import QuerySetError
 from explorer.evaluation.compare import compare_boundaries, cut_phrases, phrase_ranks
 from explorer.evaluation.coverage import EvalReport, QueryResult, summary_row

@@ -16,6 +16,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from explorer.documents.model import Document
 from explorer.workspace import Workspace
+from explorer.workspace import shared_workspace as library_workspace
 from ui.lessons import LESSONS, opening_view
 from ui.sources import SAMPLES_DIR, sample_paths
 from ui.view_state import View
@@ -44,10 +45,11 @@ page names in :func:`keep`)."""
 
 @st.cache_resource(show_spinner=False)
 def shared_workspace() -> Workspace:
-    """The process's workspace: documents, chunkings, retrievers and vectors, keyed by content
-    and settings, shared by every session (a session only reaches an entry by holding the same
-    bytes)."""
-    return Workspace(keep=KEEP_DOCUMENTS)
+    """The process's workspace (the library's one, :func:`explorer.workspace.shared_workspace`):
+    documents, chunkings, retrievers and vectors, keyed by content and settings, shared by every
+    session (a session only reaches an entry by holding the same bytes), kept for
+    :data:`KEEP_DOCUMENTS` documents."""
+    return library_workspace(keep=KEEP_DOCUMENTS)
 
 
 def workspace() -> Workspace:

@@ -9,13 +9,11 @@ from collections.abc import Sequence
 
 from explorer.answer import Answer
 from explorer.chunking.diff import ChunkDiff
-from explorer.chunking.splitters import (
-    Chunk,
-)
+from explorer.chunking.records import Chunk
 from explorer.documents.model import Document
 from explorer.retrieval.context import ContextPiece
 from explorer.retrieval.evidence import Evidence, covered_by, union
-from explorer.retrieval.index import (
+from explorer.retrieval.scoring import (
     Hit,
 )
 from ui import render

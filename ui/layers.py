@@ -36,6 +36,24 @@ LAYERS: dict[str, tuple[str, tuple[str, ...], str]] = {
 (darker and apart from the chunk palette; removed lines are grey)."""
 
 
+REMOVED_KINDS: dict[str, str] = {
+    "header": "headers/footers",
+    "running title": "running titles",
+    "page number": "page numbers",
+    "margin": "margin notes",
+    "watermark": "watermarks",
+}
+"""Each kind of removed line (:class:`~explorer.documents.model.RemovedLine`) as the legend
+names it."""
+
+
+def removed_kinds(doc: Document, page: int | None = None) -> list[str]:
+    """The kinds of the lines the reader removed from ``doc`` (on ``page``, when given), in the
+    order of :data:`REMOVED_KINDS`."""
+    found = {r.kind for r in doc.removed if page is None or r.page == page}
+    return [k for k in REMOVED_KINDS if k in found] + sorted(found - REMOVED_KINDS.keys())
+
+
 def choose(doc: Document) -> list[str]:
     """The layer toggles for ``doc`` (removed lines only for a PDF); the ones switched on."""
     options = [k for k in LAYERS if k != "Removed headers/footers" or doc.kind == "pdf"]
@@ -47,30 +65,37 @@ def choose(doc: Document) -> list[str]:
         selection_mode="multi",
         key=KEY,
         help="Outline the document's headings, tables, lists, code and figure or table captions "
-        "(dashed), and, on a PDF page, the running headers, footers and page numbers the reader "
-        "removed from the text (grey boxes).",
+        "(dashed), and, on a PDF page, the running headers and footers (chapter titles among "
+        "them) and page numbers the reader removed from the text (grey boxes; hover one for "
+        "its kind).",
     )
     return [p for p in (picked or []) if p in options]
 
 
-def legend_html(chosen: Sequence[str]) -> str:
-    """A line naming each layer shown beside its outline's colour (constant text, escaped)."""
+def legend_html(chosen: Sequence[str], *, removed: Sequence[str] = ()) -> str:
+    """A line naming each layer shown beside its outline's colour (escaped); the removed lines'
+    entry names the ``removed`` kinds it shows (see :func:`removed_kinds`)."""
     items = []
     for name in chosen:
         _, _, color = LAYERS[name]
         dash = "solid" if name == "Removed headers/footers" else "dashed"
         fill = "background:rgba(134,142,150,.35);" if dash == "solid" else ""
+        label = name
+        if name == "Removed headers/footers" and removed:
+            label += ": " + ", ".join(REMOVED_KINDS.get(k, k) for k in removed)
         items.append(
             f'<span style="display:inline-block;margin-right:1.2em;font-size:13px">'
             f'<span style="display:inline-block;width:1.6em;height:.9em;vertical-align:-.1em;'
-            f'margin-right:.4em;border:2px {dash} {color};{fill}"></span>{html.escape(name)}</span>'
+            f'margin-right:.4em;border:2px {dash} {color};{fill}"></span>'
+            f"{html.escape(label)}</span>"
         )
     return f'<div class="ce-layer-legend">{"".join(items)}</div>'
 
 
 def pdf_layers(doc: Document, page: int, chosen: Sequence[str]) -> list[dict[str, Any]]:
     """The boxes of the chosen layers on PDF page ``page``: one per block (its lines' bounding
-    box on the page) and one per removed line, in page points."""
+    box on the page; a ruled table's box is its frame of rules, widened to its text where the
+    text runs past it) and one per removed line, in page points."""
     out: list[dict[str, Any]] = []
     layout = doc.layout
     for name in chosen:
@@ -102,6 +127,14 @@ def pdf_layers(doc: Document, page: int, chosen: Sequence[str]) -> list[dict[str
                 max(r.x1 for r in rects) + 1.5,
                 max(r.y1 for r in rects) + 1.5,
             ]
+            if b.box is not None and b.box.page == page:  # a ruled table: its frame, not its text
+                frame = b.box
+                box = [
+                    min(frame.x0, box[0] + 1.5),
+                    min(frame.y0, box[1] + 1.5),
+                    max(frame.x1, box[2] - 1.5),
+                    max(frame.y1, box[3] - 1.5),
+                ]
             out.append(
                 {
                     "layer": kind,

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from explorer.documents.model import Document
 
 if TYPE_CHECKING:
-    from explorer.chunking.splitters import Chunk
+    from explorer.chunking.records import Chunk
 
 PALETTE: tuple[str, ...] = (
     "#4e79a7",  # blue

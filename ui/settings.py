@@ -8,16 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.chunking.splitters import (
-    RECURSIVE_LEVELS,
-    SEMANTIC_PERCENTILE,
-)
-from explorer.config import FLAT_KEYS, Config
-from explorer.retrieval.index import (
-    CARRY,
-    HYBRID_WEIGHT,
-    PASSAGE_TOKENS,
-)
+from explorer.chunking.records import RECURSIVE_LEVELS, SEMANTIC_PERCENTILE
+from explorer.config import CARRY, FLAT_KEYS, Config
+from explorer.corpus import HYBRID_WEIGHT
+from explorer.retrieval.scoring import PASSAGE_TOKENS
 
 APP_SPLITTERS = {
     "fixed": "Fixed windows: cut every N units, wherever that falls",

@@ -18,15 +18,14 @@ from streamlit.delta_generator import DeltaGenerator
 from explorer.answer import CorpusAnswer
 from explorer.chunking.edits import Edit
 from explorer.chunking.measures import UNITS
-from explorer.chunking.splitters import RECURSIVE_LEVELS
-from explorer.config import Config
+from explorer.chunking.records import RECURSIVE_LEVELS
+from explorer.config import BUNDLED, CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS, Config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError
+from explorer.preparing import Pending
 from explorer.progress import Progress, timed
-from explorer.retrieval.embeddings import BUNDLED
 from explorer.retrieval.evidence import Verdict
-from explorer.retrieval.index import CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS
-from explorer.workspace import Pending, Workspace
+from explorer.workspace import Workspace
 from ui import allowed, settings
 from ui.safe import md_text
 

@@ -7,8 +7,9 @@ old version. That share of the new version's chunks is the *churn* of an edit.
 
 Fixed windows cut at offsets counted from the start, so one paragraph inserted near the top
 shifts every later window and nearly every chunk is new (the "avalanche"); a splitter that cuts at
-the document's structure re-cuts only the section that changed. :func:`churn_by_splitter`
-measures that for several splitters at one configuration's size, unit and overlap.
+the document's structure re-cuts only the section that changed.
+:meth:`explorer.workspace.Workspace.churn` measures that for several splitters at one
+configuration's size, unit and overlap.
 """
 
 from __future__ import annotations
@@ -17,13 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.chunking.records import Chunk, embedded_text, takes_overlap
+from explorer.chunking.records import Chunk, embedded_text
 from explorer.errors import SettingsError
 
 if TYPE_CHECKING:
-    from explorer.config import Config
     from explorer.documents.model import Document
-    from explorer.workspace import Workspace
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,45 +82,12 @@ def churn(
     )
 
 
-def splitter_config(config: Config, splitter: str) -> Config:
-    """``config`` with ``splitter`` at its size, unit and overlap (0 for a splitter that takes
-    no overlap); a library splitter's own options stay with their splitter. An unknown name or a
-    unit the splitter cannot measure fails here (SettingsError)."""
-    settings = config.chunking
-    if splitter == settings.splitter:
-        return config
-    overlap = settings.overlap if takes_overlap(splitter) else 0
-    return config.replace(splitter=splitter, overlap=overlap, options=())
-
-
 def parse_splitters(value: str) -> tuple[str, ...]:
     """A comma-separated list of splitter names, each once, in the order given."""
     names = tuple(dict.fromkeys(n.strip() for n in value.split(",") if n.strip()))
     if not names:
         raise SettingsError('give the splitters as a comma-separated list, e.g. "fixed,structure"')
     return names
-
-
-def churn_by_splitter(
-    workspace: Workspace,
-    old: Document,
-    new: Document,
-    config: Config,
-    splitters: Sequence[str],
-) -> dict[str, Churn]:
-    """The churn from ``old`` to ``new`` under each of ``splitters`` (at ``config``'s size, unit
-    and overlap, see :func:`splitter_config`), chunked by ``workspace``. Every name is checked
-    before anything is split."""
-    configs = {name: splitter_config(config, name) for name in splitters}
-    return {
-        name: churn(
-            workspace.chunks(old, c),
-            workspace.chunks(new, c),
-            splitter=name,
-            heading_prefix=c.heading_prefix,
-        )
-        for name, c in configs.items()
-    }
 
 
 def insert_near_top(doc: Document, paragraph: str) -> str:

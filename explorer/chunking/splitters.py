@@ -45,19 +45,11 @@ from explorer.chunking.cuts import (
 )
 from explorer.chunking.measures import Units, standalone_counter
 from explorer.chunking.records import (
-    RECURSIVE_LEVELS,
     REGISTERED,
     SEMANTIC_PERCENTILE,
-    SPLITTERS,
     Chunk,
     ChunkSettings,
     _named,
-    chunk_id,
-    chunk_ids,
-    chunks_from_texts,
-    context_header,
-    embedded_text,
-    register,
 )
 from explorer.documents.load import trim_span
 from explorer.documents.model import Block, Document
@@ -549,20 +541,4 @@ __all__ = [
     "semantic_breaks",
     "split",
     "split_passages",
-]
-# The records moved to explorer.chunking.records; these are re-exported for the modules outside
-# explorer/chunking that still import them from here (explorer/, ui/, app_pages/, benchmarks/,
-# tests/). New code imports them from the records; remove this once those have moved.
-__all__ += [
-    "RECURSIVE_LEVELS",
-    "SEMANTIC_PERCENTILE",
-    "SPLITTERS",
-    "Chunk",
-    "ChunkSettings",
-    "chunk_id",
-    "chunk_ids",
-    "chunks_from_texts",
-    "context_header",
-    "embedded_text",
-    "register",
 ]

@@ -22,8 +22,8 @@ from explorer.workspace import Workspace
 def lasting_index(args: argparse.Namespace, config: Config) -> Iterator[None]:
     """The shared embedders use the store the options choose while the command runs. A store
     named by ``--cache-dir`` that cannot be used is an error; the default one, a warning."""
-    from explorer.retrieval.embeddings import using_store
     from explorer.retrieval.store import open_store
+    from explorer.workspace import shared_workspace
 
     store = None
     if config.needs_model and not args.no_cache:
@@ -34,7 +34,7 @@ def lasting_index(args: argparse.Namespace, config: Config) -> Iterator[None]:
                 raise
             print(f"warning: {exc}; embeddings are kept in memory for this run", file=sys.stderr)
     try:
-        with using_store(store):
+        with shared_workspace().using_store(store):
             yield
     finally:
         if store is not None:

@@ -20,8 +20,9 @@ from explorer.cli.options import Subparsers, config_options
 from explorer.cli.stderr import print_skipped
 from explorer.config import Config
 from explorer.errors import DocumentError
+from explorer.preparing import Indexed
 from explorer.progress import Progress, timed
-from explorer.workspace import Indexed, Workspace
+from explorer.workspace import Workspace
 
 EVERY = 5.0
 """Seconds between progress lines when stderr is not a terminal (a log file, CI)."""

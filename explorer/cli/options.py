@@ -10,12 +10,11 @@ from typing import Any, NoReturn, TypeAlias
 
 from explorer.chunking.adapters import LIBRARY_SPLITTERS
 from explorer.chunking.measures import UNITS
-from explorer.chunking.splitters import SPLITTERS
-from explorer.config import Config
+from explorer.chunking.records import SPLITTERS
+from explorer.config import CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS, Config
 from explorer.errors import SettingsError
 from explorer.evaluation.compare import parse_int_list
 from explorer.evaluation.coverage import DEFAULT_BUDGETS, DEFAULT_KS
-from explorer.retrieval.index import CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS
 
 SWITCHES = ("heading_prefix", "section", "merge", "table_headers", "fill")
 """The on/off settings, each an option taking ``on`` or ``off``."""

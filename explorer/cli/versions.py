@@ -51,8 +51,9 @@ def add_diff(sub: Subparsers) -> None:
 
 
 def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from explorer.chunking.churn import churn_by_splitter, parse_splitters, splitter_config
+    from explorer.chunking.churn import parse_splitters
     from explorer.chunking.diff import diff_chunks
+    from explorer.config import splitter_config
 
     splitters = parse_splitters(args.splitters) if args.splitters is not None else ()
     for name in splitters:  # an unknown splitter fails before any document is read
@@ -86,7 +87,7 @@ def run_diff(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         ]
         result["verdicts"] = verdicts
         result["verdict_changes"] = [v["id"] for v in verdicts if v["changed"]]
-    churn = churn_by_splitter(ws, old, new, config, splitters) if splitters else {}
+    churn = ws.churn(old, new, config, splitters) if splitters else {}
     if splitters:
         result["churn"] = {name: c.to_json() for name, c in churn.items()}
     if args.json:
@@ -126,8 +127,6 @@ def add_map(sub: Subparsers) -> None:
 
 
 def run_map(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from explorer.retrieval.embedding_map import embedding_map
-
     if args.k < 1:
         raise SettingsError(f"--k must be at least 1, got {args.k}")
     if args.budget is not None and args.budget < 1:
@@ -135,7 +134,7 @@ def run_map(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     ws = Workspace()
     doc = load_document(args.path, ws)
     question = (args.question or "").strip() or None
-    made = embedding_map(ws, doc, question, config=config, k=args.k, budget=args.budget)
+    made = ws.embedding_map(doc, question, config=config, k=args.k, budget=args.budget)
     if args.json:
         out.write(json.dumps({**made.to_json(), "config": config.to_json()}, ensure_ascii=False))
         out.write("\n")

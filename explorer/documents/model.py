@@ -113,7 +113,8 @@ class Block:
     """A structural unit of the document: paragraph, heading, list item, table, code fence...
 
     ``level`` is the heading level (1-6) for headings and 0 otherwise. ``rows`` is filled for
-    tables only.
+    tables only. ``box`` is the frame a PDF table's ruling lines draw on its page (a ruled or
+    boxed table; ``None`` for other blocks and tables), which may reach past its text.
     """
 
     kind: BlockKind
@@ -121,6 +122,7 @@ class Block:
     end: int
     level: int = 0
     rows: tuple[TableRow, ...] = ()
+    box: Rect | None = None
 
     def __post_init__(self) -> None:
         _check_span(self.start, self.end, "Block")
@@ -234,13 +236,16 @@ class Layout:
 
 @dataclass(frozen=True)
 class RemovedLine:
-    """A line the PDF reader left out of the text (a running header or footer, a page number, a
-    repeated margin note or watermark): where it was, so the page can show what left the text."""
+    """A line the PDF reader left out of the text (a running header or footer, a running chapter
+    title, a page number, a repeated margin note or watermark): where it was, so the page can
+    show what left the text."""
 
     page: int
     """1-based page number."""
     kind: str
-    """``"header"`` (headers and footers), ``"page number"``, ``"margin"`` or ``"watermark"``."""
+    """``"header"`` (headers and footers the same on most pages), ``"running title"`` (a header
+    or footer that changes by chapter or section), ``"page number"``, ``"margin"`` or
+    ``"watermark"``."""
     text: str
     x0: float
     y0: float

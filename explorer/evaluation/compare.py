@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.errors import SettingsError
 from explorer.evaluation.coverage import EvalReport, QueryResult
 from explorer.evaluation.stats import PairedComparison, compare_by_question

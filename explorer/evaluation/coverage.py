@@ -48,12 +48,12 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.answer import Answer, CorpusAnswer, answer, hit_json
 from explorer.chunking.edits import Edit, Edits, edits_json, retrievable
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.corpus import Corpus
 from explorer.errors import EditError, SettingsError
@@ -61,6 +61,9 @@ from explorer.evaluation.queries import Query
 from explorer.progress import Progress, quiet, scaled
 from explorer.retrieval.context import Span, union
 from explorer.workspace import Workspace
+
+if TYPE_CHECKING:
+    from explorer.retrieval.embeddings import Vectors
 
 SCOPES = ("document", "corpus")
 """Where a question's answer is retrieved from: the document it names, or every document."""
@@ -341,14 +344,22 @@ def check_points(
 
 
 def score(
-    query: Query, corpus: Corpus, ks: Sequence[int], budgets: Sequence[int], *, whole: bool = False
+    query: Query,
+    corpus: Corpus,
+    ks: Sequence[int],
+    budgets: Sequence[int],
+    *,
+    vector: Vectors | None = None,
+    whole: bool = False,
 ) -> QueryResult:
     """One query's answers at every k and budget, from one ranking of ``corpus``'s chunks (its
-    one document's in document scope), the evidence located in the document the query names.
-    Coverage, recall and the ranks needed are read in that document; characters retrieved from
-    others count as retrieved. ``whole`` keeps the corpus's whole answers (corpus scope)."""
+    one document's in document scope) for the query and its ``vector`` (the query embedded by
+    the configuration's model; ``None`` for BM25), the evidence located in the document the
+    query names. Coverage, recall and the ranks needed are read in that document; characters
+    retrieved from others count as retrieved. ``whole`` keeps the corpus's whole answers (corpus
+    scope)."""
     name = query.doc
-    ranking = corpus.rank(query.query)
+    ranking = corpus.rank(query.query, vector)
 
     def ask(k: int | None, budget: int | None) -> CorpusAnswer:
         return answer(
@@ -439,10 +450,9 @@ def evaluate(
             if corpus is not None
             else workspace.corpus(config, [q.doc], edits={q.doc: edited.get(q.doc, ())})
         )
-        if emb is not None and config.retriever != "bm25":
-            emb.embed_query(q.query)  # embedded first, so the time below is the answering
+        vector = workspace.question_vector(q.query, config)  # first: the time is the answering
         started = time.perf_counter()
-        results.append(score(q, searched, ks, budgets, whole=corpus is not None))
+        results.append(score(q, searched, ks, budgets, vector=vector, whole=corpus is not None))
         times.append(1000 * (time.perf_counter() - started))
     progress(1.0, "done")
     timing = Timing(tuple(times), emb.encoded - encoded if emb is not None else 0)

@@ -9,12 +9,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.documents.model import Document
 
 if TYPE_CHECKING:
     from explorer.chunking.measures import Units
-    from explorer.retrieval.index import Hit
+    from explorer.retrieval.scoring import Hit
 
 
 # --------------------------------------------------------------------------- context

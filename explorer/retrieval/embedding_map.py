@@ -1,11 +1,12 @@
 """A map of the embedding space: every chunk as a point in two dimensions, and a question.
 
-The chunk vectors (:meth:`explorer.workspace.Workspace.chunk_vectors`, what the index embeds)
-are projected on their first two principal axes (:func:`pca`, numpy's SVD of the centred
-vectors, each axis's sign fixed so the same vectors always give the same picture); the question's
-vector is projected with the same mean and axes, so its point lies where its vector lies
-relative to the chunks'. The hits are the answer path's (:meth:`~explorer.workspace.Workspace.
-ask`), so the lines from the question lead to the chunks a reader of the answer sees. Two axes
+The map is made by :meth:`explorer.workspace.Workspace.embedding_map`. The chunk vectors
+(:meth:`explorer.workspace.Workspace.chunk_vectors`, what the retriever embeds) are projected on
+their first two principal axes (:func:`pca`, numpy's SVD of the centred vectors, each axis's sign
+fixed so the same vectors always give the same picture); the question's vector is projected with
+the same mean and axes, so its point lies where its vector lies relative to the chunks'. The hits
+are the answer path's (:meth:`~explorer.workspace.Workspace.ask`), so the lines from the question
+lead to the chunks a reader of the answer sees. Two axes
 keep only part of the variance (:attr:`EmbeddingMap.explained`): nearness on the map is a hint,
 the cosine (``similarity``) is the measure.
 """
@@ -16,19 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.config import dense_config
 from explorer.errors import SettingsError
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from explorer.chunking.edits import Edit
-    from explorer.chunking.splitters import Chunk
-    from explorer.config import Config
-    from explorer.documents.model import Document
-    from explorer.progress import Progress
-    from explorer.workspace import Workspace
+    from explorer.chunking.records import Chunk
 
 NO_SECTION = "(before the first heading)"
 PREVIEW_CHARS = 160
@@ -227,55 +222,3 @@ def map_points(
         for i, c in enumerate(chunks)
     )
     return proj, points
-
-
-def embedding_map(
-    workspace: Workspace,
-    doc: Document,
-    question: str | None,
-    *,
-    config: Config,
-    k: int | None = None,
-    budget: int | None = None,
-    edits: Sequence[Edit] = (),
-    progress: Progress | None = None,
-) -> EmbeddingMap:
-    """The map of ``doc``'s chunks under ``config`` (and ``edits``), with ``question``'s point
-    and the hits the answer path gives it at ``k`` and ``budget``. Vectors are the workspace's
-    (:meth:`~explorer.workspace.Workspace.chunk_vectors`, embedded with ``progress`` if new)."""
-    from explorer.answer import DEFAULT_K
-    from explorer.progress import quiet
-
-    chunks = workspace.chunks(doc, config, edits=edits)
-    if not chunks:
-        raise SettingsError(f"{doc.name} has no chunks to map")
-    vc = dense_config(config)
-    vectors = workspace.chunk_vectors(doc, config, edits=edits, progress=progress or quiet)
-    query_vector = None
-    if question:
-        query_vector = workspace.embedder(vc.model).embed_query(question)
-    proj, points = map_points(chunks, vectors, query_vector=query_vector, doc=doc.name)
-    hits: tuple[MapHit, ...] = ()
-    question_xy = None
-    if question and query_vector is not None:
-        qx, qy = proj.project(query_vector)
-        question_xy = (float(qx), float(qy))
-        answer = workspace.ask(
-            doc,
-            question,
-            config=config,
-            k=DEFAULT_K if k is None and budget is None else k,
-            budget=budget,
-            edits=edits,
-        )
-        hits = tuple(MapHit(rank=h.rank, index=h.index, score=h.score) for h in answer.hits)
-    return EmbeddingMap(
-        doc=doc.name,
-        model=vc.model,
-        vectors=vc.dense,
-        points=points,
-        explained=proj.explained,
-        question=question or None,
-        question_xy=question_xy,
-        hits=hits,
-    )

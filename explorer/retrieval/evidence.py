@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.retrieval.context import Span as Span
 from explorer.retrieval.context import union as union
 
@@ -192,7 +192,7 @@ class Evidence:
 
 
 class Ranked(Protocol):
-    """A ranked chunk as the check reads it (a :class:`~explorer.retrieval.index.Hit`, or a
+    """A ranked chunk as the check reads it (a :class:`~explorer.retrieval.scoring.Hit`, or a
     corpus's hit of the document)."""
 
     @property

@@ -1,9 +1,11 @@
-"""One document's chunks made ready for retrieval under one configuration: ranked for a question,
-and turned into context pieces that cost tokens.
+"""One document's chunks made ready for retrieval under one configuration: what they are scored
+by (:class:`~explorer.retrieval.scoring.ScoringInputs`), and how hits become context pieces that
+cost tokens.
 
-A :class:`Retriever` holds no answer rule of its own: the rule (the top ``k``, a token budget,
-filling it) is :func:`explorer.answer.answer`, over a :class:`~explorer.corpus.Corpus` — one
-document is a corpus of one. Retrievers are made by :class:`explorer.workspace.Workspace`, which
+A :class:`Retriever` holds no ranking and no answer rule of its own: the ranking is
+:meth:`explorer.corpus.Corpus.rank` and the rule (the top ``k``, a token budget, filling it)
+:func:`explorer.answer.answer`, both over a :class:`~explorer.corpus.Corpus` — one document is a
+corpus of one. Retrievers are made by :class:`explorer.workspace.Workspace`, which
 gives each its chunks, its embedder and the document's passages and token units, so nothing is
 chunked, embedded or counted twice.
 """
@@ -14,17 +16,18 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import SettingsError
 from explorer.retrieval.context import ContextPiece, TableHeaders, context_pieces
-from explorer.retrieval.index import ChunkIndex, Hit
+from explorer.retrieval.scoring import Bm25, Hit, ScoringInputs
 
 if TYPE_CHECKING:
     from explorer.chunking.measures import Units
     from explorer.documents.markdown_view import Rendered
-    from explorer.retrieval.embeddings import Embedder
+    from explorer.progress import Progress
+    from explorer.retrieval.embeddings import Embedder, Vectors
 
 
 class Retriever:
@@ -51,7 +54,7 @@ class Retriever:
         self.config = config
         self.embedder = embedder
         self.chunks = list(chunks)
-        self.index = ChunkIndex(
+        self._inputs = ScoringInputs(
             self.chunks,
             embedder=embedder if config.retriever != "bm25" else None,
             heading_prefix=config.heading_prefix,
@@ -102,9 +105,54 @@ class Retriever:
                 self._rendered = (rendered_text(self.doc),)
         return self._rendered[0]
 
-    def rank(self, question: str) -> list[Hit]:
-        """Every chunk ranked for ``question``, best first."""
-        return self.index.rank(question, self.config.retriever, carry=self.config.carry)
+    # ------------------------------------------------------------------ what the ranking reads
+
+    @property
+    def bm25_texts(self) -> list[str]:
+        """What BM25 indexes for each chunk (with ``context_header="embed+bm25"``, after the
+        title and heading path)."""
+        return self._inputs.texts
+
+    def bm25(self) -> Bm25:
+        """BM25 over :attr:`bm25_texts` alone (the index of a corpus of this one document)."""
+        return self._inputs.bm25()
+
+    @property
+    def dense_texts(self) -> list[str]:
+        """What is sent to the embedding model: the passages' or the chunks' texts."""
+        return self._inputs.dense_texts
+
+    def vectors(self, *, progress: Progress | None = None) -> Vectors:
+        """The vectors of :attr:`dense_texts` (one per passage or per chunk), embedded on first
+        need with ``progress``."""
+        return self._inputs.vectors(progress=progress)
+
+    def pair_vectors(self) -> Vectors:
+        """The vectors of each two neighbouring passages taken together
+        (:func:`~explorer.retrieval.scoring.pair_vectors`)."""
+        return self._inputs.pairs()
+
+    @property
+    def passages(self) -> list[Chunk]:
+        """The document's passages dense scores come from (none with ``dense="chunks"``)."""
+        return self._inputs.passages
+
+    @property
+    def held(self) -> list[tuple[int, int]]:
+        """For each chunk, the range ``[lo, hi)`` of :attr:`passages` it holds (empty with
+        ``dense="chunks"``)."""
+        return self._inputs.held
+
+    def embedded_for(self, index: int) -> list[str]:
+        """The texts whose vectors score chunk ``index``."""
+        return self._inputs.embedded_for(index)
+
+    @property
+    def dropped(self) -> frozenset[int]:
+        """The chunks a what-if edit dropped: never ranked."""
+        return self._inputs.dropped
+
+    # ------------------------------------------------------------------ context
 
     def pieces(self, hits: Sequence[Hit], *, merge: bool | None = None) -> list[ContextPiece]:
         """The context pieces of ``hits`` under this configuration (``merge`` overrides it)."""

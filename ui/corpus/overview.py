@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from explorer.chunking.diagnostics import Diagnosis
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.documents.model import Document
 from ui import corpus_view
 

@@ -11,9 +11,9 @@ from streamlit.delta_generator import DeltaGenerator
 
 from explorer.answer import CorpusAnswer
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
-from explorer.workspace import Pending
+from explorer.preparing import Pending
 from ui import corpus_view, frame, widgets
 from ui.answers import n_of
 from ui.corpus.documents import SAMPLES, Entry, Gathered

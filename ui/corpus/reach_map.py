@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 
 from explorer import resources
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError

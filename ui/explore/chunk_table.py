@@ -10,7 +10,7 @@ import streamlit as st
 
 from explorer.chunking.diagnostics import Diagnosis
 from explorer.chunking.edits import Edit
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.export import manifest, records, to_jsonl

@@ -10,7 +10,7 @@ import streamlit as st
 
 from explorer.chunking.diagnostics import ISSUES, Diagnosis
 from explorer.chunking.edits import Edit, describe
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.chunking.tables import TableAudit
 from explorer.config import Config
 from explorer.documents.model import Document

@@ -12,13 +12,14 @@ from streamlit.delta_generator import DeltaGenerator
 from explorer.answer import Answer, CorpusAnswer
 from explorer.chunking.edits import Edit, encode_edits
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError
 from explorer.evaluation.queries import add_query
+from explorer.preparing import Pending
 from explorer.repair import suggest_repair
-from explorer.workspace import Pending, Workspace
+from explorer.workspace import Workspace
 from ui import evaluate_view, settings, widgets
 from ui.answers import context_note, evidence_phrases, hit_rows, match_notes
 from ui.explore import moves

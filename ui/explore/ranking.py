@@ -10,7 +10,7 @@ import streamlit as st
 
 from explorer.answer import Answer
 from explorer.chunking.measures import get_measure
-from explorer.chunking.splitters import Chunk
+from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.documents.model import Document
 from ui.answers import candidate_rows, context_note, cut_note, evidence_rows, hit_rows

@@ -32,6 +32,7 @@ def _notes(stats: _Stats, n_pages: int) -> tuple[str, ...]:
         notes.append("reading order: column-aware (xy-cut); no multi-column pages found")
     labels = {
         "header": "removed running headers/footers",
+        "running title": "removed running chapter and section titles (headers/footers)",
         "page number": "removed page numbers",
         "margin": "removed repeated margin notes",
         "watermark": "removed repeated rotated text (margin codes, watermarks)",

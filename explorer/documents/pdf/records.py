@@ -67,6 +67,7 @@ class _Table:
 
     rows: list[list[list[_Frag]]]
     ruled: bool = False
+    box: tuple[float, float, float, float] | None = None  # the ruled frame: x0, y0, x1, y1
 
 
 @dataclass(slots=True)

@@ -136,7 +136,8 @@ def _ruled_tables(p: _PageData, frags: list[_Frag], stats: _Stats) -> list[tuple
         flat = [sub for k, r in enumerate(rows) for sub in _split_subrows(r, body=body and k == 1)]
         flat = [sub for sub in flat if any(sub)]
         flat.sort(key=lambda r: min(f.top for cell in r for f in cell))
-        out.append((bbox, _Table(flat, ruled=True)))
+        box = (bbox.x0, bbox.y0, bbox.x1, bbox.y1)
+        out.append((bbox, _Table(flat, ruled=True, box=box)))
         stats.ruled_tables += 1
     return out
 
@@ -196,7 +197,7 @@ def _framed_tables(
         rows = _grid(columns, breaks=breaks)
         if len(rows) < 2:
             continue
-        out.append((box, _Table(rows, ruled=True)))
+        out.append((box, _Table(rows, ruled=True, box=(x0, top, x1, bottom))))
         claimed.update(id(f) for f in inside)
         stats.ruled_tables += 1
     return out

@@ -21,6 +21,7 @@ from explorer.documents.model import (
     Layout,
     Line,
     Page,
+    Rect,
     RemovedLine,
     TableRow,
     sha256_of,
@@ -299,4 +300,5 @@ def _write_table(
             bottom = max(f.bottom for f in frags)
             w.line(page, chars, x0, x1, top, bottom)
         rows.append(TableRow(row_start, w.pos, header=not rows))
-    return Block("table", start, w.pos, rows=tuple(rows))
+    box = Rect(page, *table.box) if table.box is not None else None
+    return Block("table", start, w.pos, rows=tuple(rows), box=box)

@@ -1,6 +1,7 @@
-"""Retrieval over chunks: dense (cosine), lexical (BM25 via bm25s) and hybrid (a convex
-combination of the two, each normalised). Retrieval is model-free: vectors and texts in, ranked
-hits out.
+"""What a document's chunks are scored by: the texts BM25 indexes for them (bm25s) and the
+dense vectors their cosines come from. Nothing here ranks: the one ranking is
+:meth:`explorer.corpus.Corpus.rank` (one document is a corpus of one), which reads these through
+each document's :class:`~explorer.retrieval.retriever.Retriever`.
 
 Dense scores come from one of two sources (``dense=``):
 
@@ -16,18 +17,10 @@ Dense scores come from one of two sources (``dense=``):
   new. A passage of a table's body rows is embedded after the table's header row(s)
   (:func:`passage_texts`); its span stays the rows'.
 
-A *contextual header* (``context_header=``, :data:`CONTEXT_HEADERS`) puts the document's title and
-the heading path before what is embedded (``"embed"``), and also before what BM25 indexes
-(``"embed+bm25"``) — Anthropic's contextual embeddings and contextual BM25, with the title and
-headings standing for the context an LLM would write. What is displayed never changes.
-
-Every retriever ranks *all* chunks, so the evidence check can say where a chunk that was not
-retrieved would have ranked ("ranked 9th").
-
-With a *carry* (``rank(..., carry=)``), each chunk's score also gains a share of the score of the
-chunk before it: text that follows a relevant passage often completes it — the exception after
-a rule, the explanation after a code line, the rest of a list — while sharing few of the
-question's words.
+A *contextual header* (``context_header=``, :data:`~explorer.config.CONTEXT_HEADERS`) puts the
+document's title and the heading path before what is embedded (``"embed"``), and also before what
+BM25 indexes (``"embed+bm25"``) — Anthropic's contextual embeddings and contextual BM25, with the
+title and headings standing for the context an LLM would write. What is displayed never changes.
 """
 
 from __future__ import annotations
@@ -37,13 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.chunking.splitters import (
-    Chunk,
-    ChunkSettings,
-    context_header,
-    embedded_text,
-    split_passages,
-)
+from explorer.chunking.records import Chunk, ChunkSettings, context_header, embedded_text
+from explorer.chunking.splitters import split_passages
+from explorer.config import check_context_header, check_dense
 from explorer.documents.model import Document
 from explorer.errors import SettingsError
 
@@ -52,25 +41,11 @@ if TYPE_CHECKING:
     from explorer.progress import Progress
     from explorer.retrieval.embeddings import Embedder, Vectors
 
-RETRIEVERS = ("dense", "bm25", "hybrid")
-CONTEXT_HEADERS = ("off", "embed", "embed+bm25")
-"""Where the contextual header (title > heading path) goes: nowhere, before what is embedded, or
-before what is embedded and what BM25 indexes."""
-DENSE_SOURCES = ("passages", "chunks")
 PASSAGE_TOKENS = 64
 """Passages are the document's sentences packed to at most this many cl100k tokens (inside one
 block): one or two sentences, well inside the embedding window, small enough that a vector stands
 for one point."""
 PASSAGES = ChunkSettings(splitter="sentence", unit="tokens", size=PASSAGE_TOKENS, overlap=0)
-HYBRID_WEIGHT = 0.5
-"""Hybrid score = ``HYBRID_WEIGHT × dense + (1 − HYBRID_WEIGHT) × BM25``, each min–max normalised
-over the document's chunks for the query, so both lie in [0, 1]. A convex combination of
-normalised scores ranks better than reciprocal rank fusion and has no rank constant to choose
-(Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 2023).
-Equal weights: not tuned to any query set."""
-CARRY = 0.3
-"""The recommended carry: a chunk's score gains this share of the previous chunk's score.
-The choice among 0.2, 0.3 and 0.4 is in docs/evaluation.md."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +57,8 @@ class Hit:
     score: float
     retriever: str
     carried: float = 0.0
-    """The part of ``score`` carried from the previous chunk (see :func:`carried`)."""
+    """The part of ``score`` carried from the previous chunk (see
+    :meth:`explorer.corpus.Corpus.rank`)."""
 
 
 def passages(doc: Document, *, units: Units | None = None) -> list[Chunk]:
@@ -92,21 +68,14 @@ def passages(doc: Document, *, units: Units | None = None) -> list[Chunk]:
     return split_passages(doc, PASSAGES, units=units)
 
 
-def check_context_header(value: str) -> None:
-    if value not in CONTEXT_HEADERS:
-        raise SettingsError(
-            f"unknown context_header {value!r}; choose one of {', '.join(CONTEXT_HEADERS)}"
-        )
-
-
 def passage_texts(
     doc: Document, spans: Sequence[Chunk], *, heading_prefix: bool, context: bool = False
 ) -> list[str]:
-    """What is embedded for each passage: its :func:`~explorer.chunking.splitters.embedded_text`,
+    """What is embedded for each passage: its :func:`~explorer.chunking.records.embedded_text`,
     and for a passage of a table's body rows that does not hold the table's header rows, those
     rows first (a row without the names of its columns is half a row), unless they are longer
     than a passage. With ``context``, the document's title and the passage's heading path come
-    first (:func:`~explorer.chunking.splitters.context_header`; it replaces the heading prefix).
+    first (:func:`~explorer.chunking.records.context_header`; it replaces the heading prefix).
     The passage's span, and what is shown for it, stay its own."""
     from explorer.chunking.measures import get_measure
 
@@ -161,14 +130,15 @@ def passages_of(chunks: Sequence[Chunk], spans: Sequence[Chunk]) -> list[tuple[i
     return out
 
 
-class ChunkIndex:
-    """Chunks prepared for retrieval: dense vectors (lazily, through a cached embedder) and BM25.
+class ScoringInputs:
+    """What one document's chunks are scored by: the texts BM25 indexes (and the index, made on
+    first need) and the dense vectors (embedded on first need, through a cached embedder).
 
     With ``dense="passages"`` (needs ``doc``), dense scores come from the document's passages
     (``passages``, when already made for it); with ``"chunks"``, from each chunk's own text. BM25
-    always indexes the chunks. ``context_header`` (:data:`CONTEXT_HEADERS`, needs ``doc``) puts
-    the document's title and heading path before what is embedded, and with ``"embed+bm25"``
-    before what BM25 indexes too.
+    always indexes the chunks. ``context_header`` (:data:`~explorer.config.CONTEXT_HEADERS`,
+    needs ``doc``) puts the document's title and heading path before what is embedded, and with
+    ``"embed+bm25"`` before what BM25 indexes too.
     """
 
     def __init__(
@@ -185,10 +155,7 @@ class ChunkIndex:
         check_context_header(context_header)
         if context_header != "off" and doc is None:
             raise SettingsError("a contextual header needs the document (its title)")
-        if dense not in DENSE_SOURCES:
-            raise SettingsError(
-                f"unknown dense source {dense!r}; choose one of {', '.join(DENSE_SOURCES)}"
-            )
+        check_dense(dense)
         if dense == "passages" and doc is None:
             raise SettingsError("dense scores from passages need the document")
         self.chunks = list(chunks)
@@ -222,7 +189,7 @@ class ChunkIndex:
         """What is sent to the embedding model: the passages' or the chunks' texts."""
         self._vectors: Vectors | None = None
         self._pairs: Vectors | None = None
-        self._bm25: Any = None
+        self._bm25: Bm25 | None = None
 
     def vectors(self, *, progress: Progress | None = None) -> Vectors:
         """The dense vectors: one per passage or one per chunk (see ``dense``)."""
@@ -251,77 +218,11 @@ class ChunkIndex:
             self._pairs = pair_vectors(self.vectors())
         return self._pairs
 
-    def bm25(self) -> Any:
+    def bm25(self) -> Bm25:
+        """BM25 over :attr:`texts`, made once."""
         if self._bm25 is None:
             self._bm25 = Bm25(self.texts)
         return self._bm25
-
-    def rank(self, query: str, retriever: str = "hybrid", *, carry: float = 0.0) -> list[Hit]:
-        """All chunks ranked for ``query`` (best first); ``carry`` as in :func:`carried`."""
-        if retriever not in RETRIEVERS:
-            raise SettingsError(
-                f"unknown retriever {retriever!r}; choose one of {', '.join(RETRIEVERS)}"
-            )
-        check_carry(carry)
-        if not self.chunks:
-            return []
-        if retriever == "dense":
-            scores = self._dense_scores(query)
-        elif retriever == "bm25":
-            scores = self.bm25().scores(query)
-        else:
-            scores = combine(self._dense_scores(query), self.bm25().scores(query))
-        scores = without(scores, self.dropped)
-        total = carried(scores, carry)
-        carries = [t - s for t, s in zip(total, scores, strict=True)]
-        return _ranked(total, retriever, carries, skip=self.dropped)
-
-    def search(
-        self, query: str, retriever: str = "hybrid", k: int = 5, *, carry: float = 0.0
-    ) -> list[Hit]:
-        if k < 1:
-            raise SettingsError(f"k must be at least 1, got {k}")
-        return self.rank(query, retriever, carry=carry)[:k]
-
-    def _dense_scores(self, query: str) -> list[float]:
-        if self.embedder is None:
-            raise SettingsError("dense retrieval needs an embedding model")
-        return self.dense_scores(self.embedder.embed_query(query))
-
-    def dense_scores(self, query_vector: Vectors) -> list[float]:
-        """Each chunk's cosine with ``query_vector`` (normalised, as the embedder makes it): its
-        own vector's, or the best of its passages' and of its neighbouring passage pairs'
-        (:func:`pair_vectors`; a pair counts when the chunk holds both of its passages)."""
-        import numpy as np
-
-        vecs = self.vectors()
-        sims = vecs @ query_vector
-        if self.dense == "chunks":
-            return [float(x) for x in sims]
-        if not self._held:
-            return []
-        pairs = self.pairs()
-        # the best of sims[lo:hi] and of pairs[lo:hi - 1] for every chunk at once: both arrays
-        # end in -1 (a cosine's floor), so an empty range reads it
-        floor = np.full(1, -1.0, dtype=sims.dtype)
-        best = np.maximum(
-            _range_max(np.concatenate([sims, floor]), self._held, 0),
-            _range_max(np.concatenate([pairs @ query_vector, floor]), self._held, 1),
-        )
-        return [float(x) for x in best]
-
-
-def _range_max(values: Any, ranges: Sequence[tuple[int, int]], shorten: int) -> Any:
-    """``max(values[lo : hi - shorten])`` for each ``(lo, hi)`` of ``ranges``, where ``values``
-    ends in a floor that an empty range reads instead."""
-    import numpy as np
-
-    n = len(values) - 1  # the floor's index
-    bounds = np.array(ranges, dtype=np.intp).reshape(-1, 2)
-    lo = np.minimum(bounds[:, 0], n)
-    hi = np.clip(bounds[:, 1] - shorten, 0, n)
-    lo = np.where(hi <= lo, n, lo)  # empty: reduceat reads values[lo] alone, the floor
-    return np.maximum.reduceat(values, np.stack([lo, hi], axis=1).ravel())[::2]
 
 
 def pair_vectors(vectors: Vectors) -> Vectors:
@@ -338,59 +239,6 @@ def pair_vectors(vectors: Vectors) -> Vectors:
     norms = np.linalg.norm(summed, axis=1, keepdims=True)
     pairs: Vectors = summed / np.maximum(norms, 1e-12)
     return pairs
-
-
-def without(scores: Sequence[float], dropped: frozenset[int]) -> list[float]:
-    """``scores`` with the dropped chunks' set to 0, so they carry nothing to the next chunk."""
-    return [0.0 if i in dropped else s for i, s in enumerate(scores)] if dropped else list(scores)
-
-
-def _ranked(
-    scores: Sequence[float],
-    retriever: str,
-    carries: Sequence[float] | None = None,
-    *,
-    skip: frozenset[int] = frozenset(),
-) -> list[Hit]:
-    order = sorted((i for i in range(len(scores)) if i not in skip), key=lambda i: (-scores[i], i))
-    return [
-        Hit(r + 1, i, float(scores[i]), retriever, float(carries[i]) if carries else 0.0)
-        for r, i in enumerate(order)
-    ]
-
-
-def check_carry(carry: float) -> None:
-    if not 0.0 <= carry <= 1.0:  # also refuses NaN
-        raise SettingsError(f"carry must be between 0 and 1, got {carry}")
-
-
-def carried(scores: Sequence[float], carry: float) -> list[float]:
-    """Each chunk's score plus ``carry`` × the score of the chunk before it (its positive part:
-    a chunk after an unrelated one loses nothing). Chunks are in document order; the first one
-    has nothing before it. The own scores, not the carried ones, are passed on, so a strong chunk
-    lifts the next one only, not the whole run after it."""
-    check_carry(carry)
-    if not carry:
-        return list(scores)
-    return [s + carry * max(0.0, scores[i - 1]) if i else s for i, s in enumerate(scores)]
-
-
-def normalised(scores: Sequence[float]) -> list[float]:
-    """Min–max normalised to [0, 1]; all equal scores become 0 (they tell nothing apart)."""
-    lo, hi = min(scores, default=0.0), max(scores, default=0.0)
-    if hi <= lo:
-        return [0.0] * len(scores)
-    return [(x - lo) / (hi - lo) for x in scores]
-
-
-def combine(
-    dense: Sequence[float], lexical: Sequence[float], *, weight: float = HYBRID_WEIGHT
-) -> list[float]:
-    """The hybrid score of each chunk (see :data:`HYBRID_WEIGHT`)."""
-    return [
-        weight * d + (1.0 - weight) * b
-        for d, b in zip(normalised(dense), normalised(lexical), strict=True)
-    ]
 
 
 class Bm25:
