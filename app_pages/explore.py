@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.chunking.edits import Edit, decode_edits
+from explorer.chunking.edits import Edit, LinkEdits, decode_edits, decode_link
 from explorer.errors import ExplorerError
 from explorer.evaluation.lessons import Setting
 from ui import embedding_map, frame, table_filter, widgets
@@ -109,12 +109,16 @@ with st.container(key="ce_title"):
         f"**Chunk Explorer** · **{md_escape(doc.name)}** · {doc.kind} · "
         f"{len(doc.text):,} characters{pages_note}"
     )
+held, made_on = edits_of(state, state.source, config), state.get("edits_from")
+link: LinkEdits | None = None
 try:
-    edits: tuple[Edit, ...] = decode_edits(edits_of(state, state.source, config))
+    edits: tuple[Edit, ...] = decode_edits(held)
+    if held and made_on is not None:  # a link's: read against this document first
+        link = decode_link(held, version=made_on)
 except ExplorerError:  # the link's edits are checked as it is read: only a bug lands here
     edits = ()
 try:
-    made, edits = chunking.chunk(ws, doc, config, edits)
+    made, edits = chunking.chunk(ws, doc, config, edits, link=link)
     chunks = made.chunks
     diagnosis = ws.diagnosis(doc, config, edits=edits)
     tables, table_problems = ws.table_audit(doc, config, edits=edits)
@@ -173,6 +177,8 @@ if state.get("version") is not None and config.chunking.splitter != "semantic":
 view = View.of(state, config=config, uploaded=uploaded).replace(
     lesson=lesson.name if lesson is not None and step is not None else None, repair=step or None
 )
+if edits:  # the link carries the edits with the text they touch, and this version
+    view = view.replace(edits=chunking.link_edits(ws, doc, config, edits), edits_from=doc.version)
 with doc_col:
     if edits and not state.present:
         edits_bar.draw(edits)

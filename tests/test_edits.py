@@ -7,6 +7,7 @@ workspace, the repair suggestion and ``explorer query --edits``; bad edit files 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -19,14 +20,20 @@ from hypothesis import strategies as st
 from explorer.chunking.diagnostics import diagnose
 from explorer.chunking.edits import (
     Edit,
+    LinkEdits,
+    Reapplied,
+    anchor_edits,
     apply_edits,
     chunking_key,
     decode_edits,
+    decode_link,
     describe,
     edits_for,
     encode_edits,
+    encode_link,
     load_edits,
     parse_edits,
+    reapply,
     retrievable,
     snap,
     split_points,
@@ -36,6 +43,7 @@ from explorer.chunking.edits import (
 from explorer.chunking.records import Chunk, ChunkSettings
 from explorer.chunking.splitters import split
 from explorer.config import Config
+from explorer.documents.load import load_document
 from explorer.documents.model import Document
 from explorer.errors import EditError
 from explorer.evaluation.lessons import Lesson, load_lessons
@@ -43,6 +51,7 @@ from explorer.export import manifest, records
 from explorer.repair import candidates, suggest_repair
 from explorer.workspace import Workspace
 from tests.conftest import SAMPLES, load_cached, make_doc, rank_chunks
+from ui.view_state import reapplied_note
 
 REFUND = next(a for a in load_lessons() if a.doc == "refund-policy.md" and a.failing.k == 2)
 """The rule and its exception: at fixed 250-character windows, k=2, the exception is missed."""
@@ -311,10 +320,135 @@ def edits_for_text(content: str, names: list[str]) -> dict[str, tuple[Edit, ...]
         return edits_for(p, names)
 
 
-@pytest.mark.parametrize("text", ["x3", "m", "m3.", "m3..d1", "m-1", "q4", "m" + "9" * 13])
+@pytest.mark.parametrize(
+    "text",
+    ["x3", "m", "m3.", "m3..d1", "m-1", "q4", "m" + "9" * 13, "m3~12345678-4", "s9~1234567",
+     "s9~1234567g-1", "d2~", "d2-3"],
+)  # fmt: skip
 def test_bad_link_edits_are_refused(text: str) -> None:
     with pytest.raises(EditError):
         decode_edits(text)
+
+
+# --------------------------------------------------------------------------- links across versions
+
+VERSION_B_INSERT = "Prices include VAT where the law asks it. "
+"""42 characters inserted near the top of refund-policy.md: the second version."""
+LIST_ITEM_END = "within seven days of the purchase date;"
+
+
+def refund_versions() -> tuple[bytes, bytes]:
+    """refund-policy.md and the same file with :data:`VERSION_B_INSERT` in its first paragraph."""
+    a = (SAMPLES / "refund-policy.md").read_bytes()
+    at = a.index(b"Please read it before you buy.")
+    b = a[:at] + VERSION_B_INSERT.encode() + a[at:]
+    assert len(b) - len(a) == 42
+    return a, b
+
+
+def scenario_edits(doc: Document, chunks: Sequence[Chunk]) -> tuple[Edit, ...]:
+    """A split at the end of a list item (its chunk untouched by the insertion) and a drop of
+    the first chunk (which the insertion changes)."""
+    at = doc.text.index(LIST_ITEM_END) + len(LIST_ITEM_END)
+    assert split_target(doc.text, chunks, at) is not None and at in split_points(
+        doc, chunks, split_target(doc.text, chunks, at) or 0
+    )
+    return (Edit("split", at), Edit("drop", 0))
+
+
+def scenario_link(settings: ChunkSettings) -> tuple[Document, Document, str, tuple[Edit, ...]]:
+    """Both versions, the link's edits made on the first under ``settings``, and the edits."""
+    raw_a, raw_b = refund_versions()
+    a = load_document(raw_a, name="refund-policy.md")
+    b = load_document(raw_b, name="refund-policy.md")
+    chunks = split(a, settings)
+    edits = scenario_edits(a, chunks)
+    return a, b, encode_link(edits, anchor_edits(a, chunks, edits)), edits
+
+
+RECOMMENDED = Config().chunking
+FIXED_250 = REFUND.failing.config.chunking
+
+
+def test_a_link_on_another_version_moves_an_edit_with_its_text_and_leaves_out_the_rest() -> None:
+    a, b, written, edits = scenario_link(RECOMMENDED)
+    link = decode_link(written, version=a.version)
+    assert link.edits == edits and all(x is not None for x in link.anchors)
+    placed = reapply(b, split(b, RECOMMENDED), link)
+    assert placed.version == "other" and placed.moved == 1
+    (split_edit,) = placed.edits
+    assert split_edit == Edit("split", edits[0].at + 42)  # moved with its text
+    assert b.text[: split_edit.at].endswith(LIST_ITEM_END)  # at the list item's end
+    assert placed.left_out == ((edits[1], "the chunk it dropped is not in this version"),)
+    assert reapplied_note("refund-policy.md", placed) == (
+        "This link was made on another version of refund-policy.md; 1 of 2 edits still applies "
+        "where its text stands (1 moved with its text), 1 was left out (drop chunk 0: the chunk "
+        "it dropped is not in this version)."
+    )
+    # what the link did before: the offset as written, 42 characters early, inside the item
+    item = next(
+        x for x in b.blocks if x.kind == "list_item" and LIST_ITEM_END in b.text[x.start : x.end]
+    )
+    assert item.start < edits[0].at < item.end - 1
+    assert not b.text[: edits[0].at].endswith(LIST_ITEM_END)
+    chunks_b = split(b, RECOMMENDED)  # and it applied there without a word
+    assert len(apply_edits(b, chunks_b, edits[:1], RECOMMENDED)) == len(chunks_b) + 1
+
+
+def test_on_the_fixed_windows_the_cut_chunk_is_gone_so_the_split_is_left_out() -> None:
+    a, b, written, edits = scenario_link(FIXED_250)
+    placed = reapply(b, split(b, FIXED_250), decode_link(written, version=a.version))
+    assert placed.edits == ()  # every window moved by 42 characters: no chunk's text stands
+    assert [e for e, _why in placed.left_out] == list(edits)
+    assert placed.left_out[0][1] == "the chunk it cut is not in this version"
+
+
+def test_on_the_same_version_the_edits_apply_as_written() -> None:
+    a, _b, written, edits = scenario_link(RECOMMENDED)
+    placed = reapply(a, split(a, RECOMMENDED), decode_link(written, version=a.version))
+    assert placed == Reapplied(edits, (), 0, "same")
+    assert reapplied_note("refund-policy.md", placed) is None
+
+
+def test_a_link_without_a_version_is_checked_against_the_text() -> None:
+    a, b, written, edits = scenario_link(RECOMMENDED)
+    old = decode_link(encode_edits(edits))  # written before links recorded versions
+    assert old.anchors == (None, None) and old.version == ""
+    same = reapply(a, split(a, RECOMMENDED), old)  # its own version: the split ends an item
+    assert (same.edits, same.left_out, same.version) == (edits, (), "unknown")
+    note = reapplied_note("refund-policy.md", same)
+    assert note is not None and note.startswith(
+        "This link does not record which version of refund-policy.md its edits were made on; "
+        "2 of 2 edits apply"
+    )
+    other = reapply(b, split(b, RECOMMENDED), old)  # another: the offset falls mid-item
+    assert other.edits == (edits[1],)  # a drop names a chunk: it applies by its index
+    assert other.left_out == (
+        (
+            edits[0],
+            "it falls inside a sentence here, not at the end of one, a paragraph or a block",
+        ),
+    )
+    anchored_without_version = decode_link(written, version="")
+    assert reapply(b, split(b, RECOMMENDED), anchored_without_version).edits == (
+        Edit("split", edits[0].at + 42),
+    )
+
+
+def test_anchors_round_trip_and_follow_the_edits_before_them() -> None:
+    doc = load_cached(SAMPLES / "refund-policy.md")
+    chunks = split(doc, RECOMMENDED)
+    at = doc.text.index(LIST_ITEM_END) + len(LIST_ITEM_END)
+    edits = (Edit("split", at), Edit("merge", 0), Edit("drop", 1))
+    anchors = anchor_edits(doc, chunks, edits)
+    text = encode_link(edits, anchors)
+    assert re.fullmatch(r"s\d+~[0-9a-f]{8}-\d+\.m0~[0-9a-f]{8}\.d1~[0-9a-f]{8}", text), text
+    assert decode_edits(text) == edits and decode_link(text).anchors == anchors
+    assert anchors[0].inside == at - chunks[split_target(doc.text, chunks, at) or 0].start
+    again = reapply(doc, chunks, LinkEdits(edits, anchors, "0" * 12))  # another version, same text
+    assert (again.edits, again.left_out, again.moved) == (edits, (), 0)
+    with pytest.raises(EditError, match="no chunk 99"):
+        anchor_edits(doc, chunks, (Edit("drop", 99),))
 
 
 # --------------------------------------------------------------------------- the refund lesson
@@ -552,3 +686,22 @@ def test_a_suggested_repair_really_completes_each_lesson(lesson: Lesson) -> None
         for other in candidates(ws.document(lesson.doc), chunks, before):
             tried = ws.ask(lesson.doc, lesson.question, lesson.evidence, edits=(other,), **how)
             assert not tried.complete, other
+
+
+@given(case=edited(), prefix=st.sampled_from(["", "Intro.\n\n", "# New title\n\nA line. "]))
+def test_a_link_reapplies_on_its_own_text_as_written_and_elsewhere_applies_cleanly(
+    case: tuple[Document, ChunkSettings, list[Chunk], list[Edit]], prefix: str
+) -> None:
+    doc, cfg, base, edits = case
+    link = LinkEdits(tuple(edits), anchor_edits(doc, base, edits), "0" * 12)  # "another version"
+    same = reapply(doc, base, link)
+    assert (same.edits, same.left_out, same.moved) == (tuple(edits), (), 0)
+    other = make_doc(prefix + doc.text, kind=doc.kind)
+    other_base = split(other, cfg)
+    placed = reapply(other, other_base, link)  # never raises
+    assert len(placed.edits) + len(placed.left_out) == len(edits)
+    after = apply_edits(other, other_base, placed.edits, cfg)  # what is kept applies as it is
+    check_edited(other, other_base, after)
+    if not placed.left_out:  # each edit touches text with the link's anchor for it
+        anchors = anchor_edits(other, other_base, placed.edits)
+        assert [x.digest for x in anchors] == [x.digest for x in link.anchors if x is not None]

@@ -9,10 +9,15 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import REPO
-from tests.test_edits import RULE_CHUNK
+from explorer.chunking.edits import decode_edits, encode_edits
+from explorer.config import Config
+from explorer.documents.load import load_path
+from tests.conftest import REPO, SAMPLES
+from tests.test_app import upload
+from tests.test_edits import RULE_CHUNK, refund_versions, scenario_link
 
 APP = str(REPO / "app.py")
+REFUND_VERSION = load_path(SAMPLES / "refund-policy.md").version
 
 
 def run(params: dict[str, str] | None = None, **preset: object) -> AppTest:
@@ -24,6 +29,11 @@ def run(params: dict[str, str] | None = None, **preset: object) -> AppTest:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def written_of(at: AppTest) -> str:
+    """The link's edits without their anchors (``m3~4b28ce16`` is ``m3``)."""
+    return encode_edits(decode_edits(at.query_params["edits"]))
 
 
 def verdict(at: AppTest) -> str:
@@ -53,7 +63,7 @@ def test_merge_with_next_completes_the_refund_lesson_and_undo_takes_it_back() ->
     (bar,) = markdown(at, "**What-if chunking**")
     assert bar == "**What-if chunking** (+ 1 edit): merge chunk 3 with the next"
     assert any("With 1 what-if edit to the chunking" in m.value for m in at.markdown)
-    assert at.query_params["edits"] == "m3"
+    assert written_of(at) == "m3" and at.query_params["version"] == REFUND_VERSION
     assert any("oversize" in h.value for h in at.get("html")), "the merged chunk is flagged"
     at.button(key="edit_undo").click().run()
     assert verdict(at).startswith("Incomplete")
@@ -80,12 +90,12 @@ def test_split_and_drop_from_the_chunk_details() -> None:
     assert re.fullmatch(r"[\d,]+ · ….+", first), first
     at.button(key="edit_split").click().run()
     assert overview(at).startswith("Chunking: 13 chunks")
-    assert at.query_params["edits"].startswith("s")
+    assert written_of(at).startswith("s")
     at.session_state["chunk"] = 0
     at.run()
     at.button(key="edit_drop").click().run()
     assert not at.exception
-    assert at.query_params["edits"].endswith(".d0")
+    assert written_of(at).endswith(".d0")
     assert overview(at).startswith("Chunking: 13 chunks"), "a dropped chunk stays shown"
     assert any("Dropped from the index" in c.value for c in at.caption)
     html = "".join(h.value for h in at.get("html"))
@@ -96,7 +106,7 @@ def test_a_link_with_edits_reopens_them() -> None:
     first = run(chunk=RULE_CHUNK)
     first.button(key="edit_merge").click().run()
     link = dict(first.query_params)
-    assert link["edits"] == "m3"
+    assert written_of(first) == "m3" and "~" in link["edits"] and link["version"]
     again = run(link)
     assert verdict(again).startswith("Complete")
     assert "+ 1 edit" in overview(again)
@@ -110,8 +120,12 @@ def test_a_link_with_bad_edits_says_so() -> None:
     assert "edits" not in unreadable.query_params
     beyond = run({"doc": "refund-policy.md", "config": "retriever=bm25", "edits": "d999"})
     notes = [w.value for w in beyond.warning]
-    assert any("do not fit this chunking" in n and "no chunk 999" in n for n in notes), notes
+    assert any("1 was left out (drop chunk 999: there is no chunk 999" in n for n in notes), notes
     assert "edits" not in beyond.query_params
+    same = run({"doc": "refund-policy.md", "config": "retriever=bm25", "edits": "d999",
+                "version": REFUND_VERSION})  # fmt: skip  # on its version: as written
+    notes = [w.value for w in same.warning]
+    assert any("do not fit this chunking" in n and "no chunk 999" in n for n in notes), notes
 
 
 def test_a_hostile_edits_parameter_is_quoted_as_text() -> None:
@@ -128,10 +142,10 @@ def test_drop_merge_and_undo_on_the_pdf() -> None:
     before = overview(at)
     at.button(key="edit_drop").click().run()
     assert not at.exception
-    assert at.query_params["edits"] == "d1"
+    assert written_of(at) == "d1"
     assert any("Dropped from the index" in c.value for c in at.caption)
     at.button(key="edit_merge").click().run()  # the dropped chunk and the next: kept, as one
-    assert at.query_params["edits"] == "d1.m1"
+    assert written_of(at) == "d1.m1"
     assert not any("Dropped from the index" in c.value for c in at.caption)
     assert "+ 2 edits" in overview(at)
     at.button(key="edit_undo").click().run()
@@ -157,3 +171,65 @@ def test_a_dropped_chunk_is_struck_through_on_the_pdf_page() -> None:
     assert drawn.png != plain.png, "the strike-through lines are drawn"
     html = render.render_text(doc, [struck])
     assert "line-through" in html and "ce-dropped" in html
+
+
+# --------------------------------------------------------------------------- another version
+
+
+def link_on_upload(name: str, edits: str, version: str | None) -> dict[str, str]:
+    params = {"doc": name, "upload": "1", "config": "retriever=bm25", "edits": edits}
+    return params | ({"version": version} if version else {})
+
+
+def opened(params: dict[str, str], name: str, data: bytes) -> AppTest:
+    """A new session on the link, the file it names uploaded."""
+    at = run(params)
+    upload(at, name, data)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["source"] == name
+    return at
+
+
+def test_a_link_opened_on_another_version_moves_the_split_with_its_text_and_says_so() -> None:
+    a, b, written, edits = scenario_link(Config().chunking)
+    at = opened(
+        link_on_upload("refunds.md", written, a.version), "refunds.md", refund_versions()[1]
+    )
+    notes = [w.value for w in at.warning if "another version" in w.value]
+    assert notes == [
+        "This link was made on another version of refunds.md; 1 of 2 edits still applies where "
+        "its text stands (1 moved with its text), 1 was left out (drop chunk 0: the chunk it "
+        "dropped is not in this version)."
+    ]
+    (bar,) = markdown(at, "**What-if chunking**")
+    assert bar == f"**What-if chunking** (+ 1 edit): split at {edits[0].at + 42}"
+    assert written_of(at) == f"s{edits[0].at + 42}" and at.query_params["version"] == b.version
+    at.run()  # the note stays while these edits stand
+    assert [w.value for w in at.warning if "another version" in w.value] == notes
+    at.button(key="undo_edit").click().run()  # and goes with them
+    assert not [w.value for w in at.warning if "another version" in w.value]
+
+
+def test_a_link_opened_on_its_own_version_applies_silently() -> None:
+    a, _b, written, edits = scenario_link(Config().chunking)
+    at = opened(
+        link_on_upload("refunds.md", written, a.version), "refunds.md", refund_versions()[0]
+    )
+    assert not [w.value for w in [*at.warning, *at.info] if "version" in w.value]
+    (bar,) = markdown(at, "**What-if chunking**")
+    assert bar == f"**What-if chunking** (+ 2 edits): split at {edits[0].at}; drop chunk 0"
+    assert at.query_params["edits"] == written and at.query_params["version"] == a.version
+
+
+def test_a_link_without_a_version_says_so_and_leaves_out_a_split_inside_a_sentence() -> None:
+    edits = scenario_link(Config().chunking)[3]
+    link = link_on_upload("refunds.md", encode_edits(edits), None)
+    at = opened(link, "refunds.md", refund_versions()[1])
+    (note,) = [w.value for w in at.warning if "version" in w.value]
+    assert note.startswith(
+        "This link does not record which version of refunds.md its edits were made on; "
+        "1 of 2 edits applies"
+    )
+    assert f"split at {edits[0].at}: it falls inside a sentence here" in note
+    (bar,) = markdown(at, "**What-if chunking**")
+    assert bar == "**What-if chunking** (+ 1 edit): drop chunk 0"

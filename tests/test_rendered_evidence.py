@@ -9,6 +9,7 @@ and looks up phrases from all over every page.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -89,7 +90,8 @@ def test_the_answer_path_finds_page_phrases_and_says_how() -> None:
 
 
 def markdown_documents() -> list[Any]:
-    paths = [*corpus_files(".md"), *sorted(SAMPLES.glob("*.md"))]
+    site = sorted((Path(__file__).parent / "data" / "docsite").glob("*.md"))
+    paths = [*corpus_files(".md"), *sorted(SAMPLES.glob("*.md")), *site]
     return [p for p in paths if p.name != "SOURCES.md"]
 
 

@@ -7,10 +7,12 @@ import hashlib
 import itertools
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given
+from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from explorer.chunking.measures import (
@@ -99,6 +101,34 @@ def test_invariants_hold_for_any_text(
     check_invariants(doc, settings, chunks)
     again = split(doc, settings, embed=fake_embed)
     assert [(c.id, c.start, c.end) for c in again] == [(c.id, c.start, c.end) for c in chunks]
+
+
+SITE_PIECES = [
+    "::: tip\n", ":::tip Title\n", ":::note[A *title*]{.x}\n", "::::danger\n", ":::\n", "::::\n",
+    "  :::\n", "## Heading {#anchor}\n", "- item\n", "```\n::: tip\n```\n", "\n\n", "\r\n",
+]  # fmt: skip
+FRONT_MATTER = ["", "---\ntitle: Page\n---\n", "---\r\nid: x\r\ntitle: 'A: b'\r\n---\r\n\r\n"]
+site_texts = st.tuples(
+    st.sampled_from(FRONT_MATTER),
+    st.lists(
+        st.one_of(st.sampled_from(SITE_PIECES), st.sampled_from(PIECES), st.text(max_size=4)),
+        max_size=30,
+    ).map("".join),
+).map("".join)
+
+
+@pytest.mark.parametrize("splitter", SPLITTERS)
+@pytest.mark.parametrize("unit", UNITS)
+@hypothesis_settings(max_examples=40)
+@given(text=site_texts, size=st.integers(1, 40), overlap_frac=st.floats(0, 0.9))
+def test_invariants_hold_with_front_matter_and_containers(
+    splitter: str, unit: str, text: str, size: int, overlap_frac: float
+) -> None:
+    doc = make_doc(text, kind="markdown", name="site.md")
+    settings = ChunkSettings(
+        splitter=splitter, unit=unit, size=size, overlap=min(int(size * overlap_frac), size - 1)
+    )
+    check_invariants(doc, settings, split(doc, settings, embed=fake_embed))
 
 
 RETOKENISING = [
@@ -420,7 +450,8 @@ def test_ids_are_stable_and_depend_on_settings_and_content_not_the_version() -> 
 
 # --------------------------------------------------------------------------- real documents
 
-CORPUS_DOCS = corpus_files(".md", ".pdf")
+SITE_DOCS = sorted((Path(__file__).parent / "data" / "docsite").glob("*.md"))
+CORPUS_DOCS = corpus_files(".md", ".pdf") + SITE_DOCS
 
 
 @pytest.mark.parametrize("path", CORPUS_DOCS, ids=lambda p: p.name)

@@ -456,6 +456,25 @@ white-space:pre-wrap;overflow-wrap:anywhere}}
 .ce-doc pre.ce-html{{background:#fff8e6;color:#59636e}}
 .ce-doc .ce-html{{color:#59636e}}
 .ce-doc .ce-image{{color:#59636e;font-style:italic}}
+.ce-doc .ce-frontmatter{{margin:0 0 1em;padding:.35em .8em .45em;border:1px solid #d1d9e0;
+border-radius:6px;background:#f6f8fa;font-family:{_MONO};font-size:12.5px;line-height:1.5;
+color:#59636e}}
+.ce-doc .ce-fm-head{{font:600 10.5px/1.7 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;
+text-transform:uppercase;letter-spacing:.05em;color:#8c959f;user-select:none;
+-webkit-user-select:none}}
+.ce-doc .ce-fm-line{{white-space:pre-wrap;overflow-wrap:anywhere}}
+.ce-doc .ce-fm-key{{color:#1f2328;font-weight:600}}
+.ce-doc .ce-admonition{{margin:0 0 1em;padding:.55em 1em .05em;border:1px solid #d1d9e0;
+border-left:.3em solid #8c959f;border-radius:6px}}
+.ce-doc .ce-adm-title{{margin:0 0 .35em;font-weight:600;color:#59636e}}
+.ce-doc .ce-adm-kind{{font-variant-caps:all-small-caps;letter-spacing:.04em}}
+.ce-doc .ce-adm-info{{border-left-color:#0969da}}.ce-doc .ce-adm-info>.ce-adm-title{{color:#0969da}}
+.ce-doc .ce-adm-tip{{border-left-color:#1a7f37}}.ce-doc .ce-adm-tip>.ce-adm-title{{color:#1a7f37}}
+.ce-doc .ce-adm-warning{{border-left-color:#9a6700}}
+.ce-doc .ce-adm-warning>.ce-adm-title{{color:#9a6700}}
+.ce-doc .ce-adm-danger{{border-left-color:#cf222e}}
+.ce-doc .ce-adm-danger>.ce-adm-title{{color:#cf222e}}
+
 .ce-doc .ce-note{{color:#59636e;font-style:italic;white-space:normal}}
 .ce-doc table{{display:block;width:max-content;max-width:100%;overflow:auto;
 border-collapse:collapse;border-spacing:0}}

@@ -1,7 +1,9 @@
 """Markdown rendered as a reader sees it (headings, lists, tables, code), the *visible* text of
 every highlight tinted: markdown-it's tokens are walked here and every piece of visible text is
 aligned with the source offset it came from, so a chunk that ends mid-sentence ends mid-sentence
-on screen. Raw HTML is shown as text, images are not loaded and links keep only safe URLs."""
+on screen. Raw HTML is shown as text, images are not loaded and links keep only safe URLs.
+Documentation sites' front matter is a small metadata box of its lines and a ``:::`` container an
+admonition box under its title (:mod:`explorer.documents.site_markdown`)."""
 
 from __future__ import annotations
 
@@ -93,6 +95,13 @@ _TAGS = {
     **{f"h{n}": f"h{n}" for n in range(1, 7)},
 }
 _ALIGN = re.compile(r"text-align:(left|center|right)")
+ADMONITION_STYLES = {
+    "note": "info", "info": "info", "tip": "tip", "success": "tip", "important": "warning",
+    "warning": "warning", "caution": "warning", "danger": "danger", "error": "danger",
+    "details": "details",
+}  # fmt: skip
+"""The box style of each container kind VitePress and Docusaurus name; any other kind is drawn
+plain (``ce-adm-other``): a class name never comes from the document."""
 
 
 class HtmlSink:
@@ -126,10 +135,30 @@ class HtmlSink:
         return self.parts
 
     def open(self, element: str, tok: Any) -> None:
-        if element in ("front_matter", "code_block", "html_block"):
-            cls = {"front_matter": ' class="ce-frontmatter"', "html_block": ' class="ce-html"'}
-            self.markup(f"<pre{cls.get(element, '')}><code>")
+        if element in ("code_block", "html_block"):
+            cls = ' class="ce-html"' if element == "html_block" else ""
+            self.markup(f"<pre{cls}><code>")
             self.pre = True
+        elif element == "front_matter":
+            self.markup(
+                '<div class="ce-frontmatter" title="The page\'s front matter: its metadata, '
+                'kept in the text">'
+                '<div class="ce-fm-head">Front matter</div>'
+            )
+        elif element == "meta_line":
+            indent = min(int(getattr(tok, "indent", 0)), 40)
+            pad = f' style="padding-left:{0.5 * indent:g}em"' if indent else ""
+            self.markup(f'<div class="ce-fm-line"{pad}>')
+        elif element == "meta_key":
+            self.markup('<span class="ce-fm-key">')
+        elif element == "admonition":
+            style = ADMONITION_STYLES.get(str(getattr(tok, "kind", "")).lower(), "other")
+            self.markup(f'<div class="ce-admonition ce-adm-{style}">')
+        elif element == "admonition_title":
+            titled = getattr(tok, "title_end", 0) > getattr(tok, "title_start", 0)
+            self.markup(
+                '<p class="ce-adm-title">' if titled else '<p class="ce-adm-title ce-adm-kind">'
+            )
         elif element == "hr":
             self.markup("<hr>")
         elif element == "br":
@@ -161,10 +190,16 @@ class HtmlSink:
         return is_caption(self.source[starts[first] : end])
 
     def close(self, element: str) -> None:
-        if element in ("front_matter", "code_block", "html_block"):
+        if element in ("code_block", "html_block"):
             self.flush()
             self.pre = False
             self.markup("</code></pre>")
+        elif element in ("front_matter", "meta_line", "admonition"):
+            self.markup("</div>")
+        elif element == "meta_key":
+            self.markup("</span>")
+        elif element == "admonition_title":
+            self.markup("</p>")
         elif element in ("hr", "br"):
             return
         elif element == "html_inline":

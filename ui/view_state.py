@@ -6,13 +6,14 @@ that knows which widget shows which part of it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from explorer.chunking.adapters import regex_options
-from explorer.chunking.edits import decode_edits, encode_edits
+from explorer.chunking.edits import Reapplied, decode_link, encode_link
 from explorer.config import Config
 from explorer.errors import ExplorerError
 from ui.allowed import check_config
@@ -60,7 +61,13 @@ class View:
     uploaded: bool = False
     edits: str = ""
     """What-if edits to the chunking, in the compact form of links (``m3.s1250.d7``; see
-    :mod:`explorer.chunking.edits`): they belong to this document and chunking."""
+    :mod:`explorer.chunking.edits`): they belong to this document and chunking. A link's carry
+    their anchors (``m3~77b2e0aa``)."""
+    edits_from: str | None = None
+    """Where ``edits`` were made when a link brought them: the version of the document the link
+    names (``Document.version``; ``""`` when it names none), so that they are checked against
+    the document shown before they apply (:func:`explorer.chunking.edits.reapply`); ``None`` for
+    the session's own edits. A link made from a view writes it as ``version``."""
 
     def replace(self, **changes: Any) -> View:
         return replace(self, **changes)
@@ -100,6 +107,7 @@ class View:
             "lesson": self.lesson,
             "present": self.present,
             "edits": edit_state(self.source, self.config, self.edits),
+            "edits_from": self.edits_from if self.edits else None,
             # the view's question is not a new one: its view stands (a new question shows hits)
             "asked": f"{self.source}\n{self.question.strip()}",
         }
@@ -131,6 +139,7 @@ class View:
             present=bool(state.get("present", False)),
             uploaded=uploaded,
             edits=edits_of(state, source, config if config is not None else config_of(state)),
+            edits_from=state.get("edits_from"),
         )
 
     # ------------------------------------------------------------------ links
@@ -159,6 +168,8 @@ class View:
             out["e"] = self.evidence
         if self.edits:
             out["edits"] = self.edits
+            if self.edits_from:
+                out["version"] = self.edits_from
         if self.chunk is not None:
             out["chunk"] = str(self.chunk)
         names = {v: n for n, v in LINK_VIEWS.items()}
@@ -275,8 +286,12 @@ def _view_params(params: Mapping[str, Any], view: View, notes: list[str] | None 
     ``view`` (edits that cannot be read are left out, with a note in ``notes``)."""
     edits = _one(params, "edits")
     if edits:
+        version = _one(params, "version") or ""
+        if version and not _VERSION.fullmatch(version):
+            version = ""  # unreadable: checked as a link that names no version
         try:
-            view = view.replace(edits=encode_edits(decode_edits(edits)))
+            link = decode_link(edits, version=version)
+            view = view.replace(edits=encode_link(link.edits, link.anchors), edits_from=version)
         except ExplorerError as exc:
             if notes is not None:
                 notes.append(
@@ -292,6 +307,40 @@ def _view_params(params: Mapping[str, Any], view: View, notes: list[str] | None 
     if page is not None:
         view = view.replace(page=page)
     return view
+
+
+_VERSION = re.compile(r"[0-9a-f]{12}")
+"""A link's ``version``: ``Document.version``, 12 hex digits of the file's SHA-256."""
+
+
+def reapplied_note(name: str, placed: Reapplied) -> str | None:
+    """What the page says of a link's edits read against ``name`` (None: nothing to say, the
+    link was made on this version)."""
+    n = len(placed.edits) + len(placed.left_out)
+    if placed.version == "same" or not n:
+        return None
+    applied = len(placed.edits)
+    of = f"{applied} of {n} edit{'s' if n != 1 else ''}"
+    if placed.version == "other":
+        head = (
+            f"This link was made on another version of {name}; {of} still appl"
+            f"{'ies' if applied == 1 else 'y'} where "
+            f"{'its' if applied == 1 else 'their'} text stands"
+        )
+    else:
+        head = (
+            f"This link does not record which version of {name} its edits were made on; {of} "
+            f"appl{'ies' if applied == 1 else 'y'} (a split only where a sentence, a paragraph "
+            "or a block ends)"
+        )
+    if placed.moved:
+        head += f" ({placed.moved} moved with {'its' if placed.moved == 1 else 'their'} text)"
+    if not placed.left_out:
+        return head + "."
+    gone = "; ".join(f"{e.describe()}: {why}" for e, why in placed.left_out[:3])
+    more = f"; and {len(placed.left_out) - 3} more" if len(placed.left_out) > 3 else ""
+    out = len(placed.left_out)
+    return f"{head}, {out} {'was' if out == 1 else 'were'} left out ({gone}{more})."
 
 
 def edit_scope(source: str, config: Config) -> str:

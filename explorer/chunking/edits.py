@@ -32,11 +32,30 @@ retrievers and answers are keyed by.
 
 Edit files are JSON lists such as ``[{"merge": 3}, {"split": 1250}, {"drop": 7}]``
 (:func:`load_edits`); links carry them compactly as ``m3.s1250.d7`` (:func:`encode_edits`).
+
+A link is opened on whatever file of that name is at hand, so it carries more
+(:class:`LinkEdits`): the version of the document the edits were made on
+(:attr:`Document.version`) and, with each edit, an anchor: ``~`` and 8 hex digits of the SHA-256
+of the text the edit touches in the chunking as it stood before the edit — the chunk a split cuts
+(then ``-`` and the split's offset inside that chunk), the text from the first chunk's start to
+the second's end for a merge, the chunk a drop drops: ``s1250~4f1a09c2-312.m3~77b2e0aa``.
+:func:`reapply` reads such a link against the document shown:
+
+* on the version the edits were made on, they apply as written;
+* on another version, an edit applies only where its text still stands: it is moved to the chunk
+  (or the pair of chunks) whose text has its anchor — the one nearest where it was, when the same
+  text stands twice — a split at the same place inside that chunk; an edit whose text is gone is
+  left out, and the reason is kept;
+* a link without a version or without anchors (made before links recorded them) is "version
+  unknown": a split applies only where the text itself ends a sentence, a paragraph or a block
+  inside the chunk holding it (:func:`split_points`: the places the app offers); a merge or a
+  drop, which names chunks and carries no text, applies by its index.
 """
 
 from __future__ import annotations
 
 import bisect
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -213,26 +232,68 @@ def encode_edits(edits: Sequence[Edit]) -> str:
     return ".".join(f"{_LETTER[e.kind]}{e.at}" for e in edits)
 
 
-_ENCODED = re.compile(r"([smd])(\d{1,12})")
+_ENCODED = re.compile(r"([smd])(\d{1,12})(?:~([0-9a-f]{8})(?:-(\d{1,12}))?)?")
 
 
 def decode_edits(text: str) -> Edits:
-    """Edits from :func:`encode_edits`'s form; anything else is an EditError."""
+    """Edits from :func:`encode_edits`'s form (or a link's, its anchors set aside: see
+    :func:`decode_link`); anything else is an EditError."""
+    return decode_link(text).edits
+
+
+def decode_link(text: str, *, version: str = "") -> LinkEdits:
+    """A link's edits with their anchors (:func:`encode_link`; an edit written without one has
+    ``None``), made on ``version`` (``""``: the link does not say); anything else is an
+    EditError."""
     if not text:
-        return ()
+        return LinkEdits((), (), version)
     parts = text.split(".")
     if len(parts) > MAX_EDITS:
         raise EditError(f"{len(parts)} edits; at most {MAX_EDITS} are taken")
-    out = []
+    edits: list[Edit] = []
+    anchors: list[Anchor | None] = []
     for part in parts:
         m = _ENCODED.fullmatch(part)
-        if m is None:
+        if m is None or (m.group(4) is not None and m.group(1) != "s"):
             raise EditError(
                 f"cannot read the edit {part[:20]!r}; edits are written like m3.s1250.d7 "
                 "(merge 3, split at 1250, drop 7)"
             )
-        out.append(Edit(cast(EditKind, _KIND_OF[m.group(1)]), int(m.group(2))))
-    return tuple(out)
+        edits.append(Edit(cast(EditKind, _KIND_OF[m.group(1)]), int(m.group(2))))
+        anchors.append(Anchor(m.group(3), int(m.group(4) or 0)) if m.group(3) else None)
+    return LinkEdits(tuple(edits), tuple(anchors), version)
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """What an edit touched, so another version can tell where its text still stands: the first
+    8 hex digits of the SHA-256 of that text, and for a split its offset inside the chunk."""
+
+    digest: str
+    inside: int = 0
+
+
+@dataclass(frozen=True)
+class LinkEdits:
+    """Edits as a link carries them: each with its :class:`Anchor` (``None`` when the link has
+    none), and the version of the document they were made on (``""`` when it does not say)."""
+
+    edits: Edits
+    anchors: tuple[Anchor | None, ...]
+    version: str = ""
+
+    def __post_init__(self) -> None:
+        if len(self.anchors) != len(self.edits):
+            raise ValueError("one anchor (or None) per edit")
+
+
+def encode_link(edits: Sequence[Edit], anchors: Sequence[Anchor | None]) -> str:
+    """The link form: :func:`encode_edits`'s, each edit with its anchor (``s1250~4f1a09c2-312``)."""
+    out = []
+    for e, a in zip(edits, anchors, strict=True):
+        tail = "" if a is None else f"~{a.digest}" + (f"-{a.inside}" if e.kind == "split" else "")
+        out.append(f"{_LETTER[e.kind]}{e.at}{tail}")
+    return ".".join(out)
 
 
 def chunking_key(settings: ChunkSettings, edits: Sequence[Edit]) -> str:
@@ -305,57 +366,65 @@ def apply_edits(
     """``chunks`` (the splitter's, for ``doc`` under ``settings``) after ``edits``, in order
     (see the module). ``units`` measures ``doc.text`` in ``settings``' unit (made when left
     out). An edit that cannot apply raises EditError naming it."""
-    spans = [_Span(c.start, c.end, "dropped" in c.flags, False, c) for c in chunks]
-    text = doc.text
+    spans = _spans(chunks)
     for n, edit in enumerate(edits):
-        where = f"edit {n + 1} ({edit.describe()})"
-        last = len(spans) - 1
-        if edit.kind == "split":
-            if edit.at > len(text):
-                raise EditError(
-                    f"{where}: the document has {len(text):,} characters; a split offset is "
-                    f"from 1 to {max(len(text) - 1, 0):,}"
-                )
-            i = _split_index(text, [(sp.start, sp.end) for sp in spans], edit.at)
-            if i is None:
-                raise EditError(
-                    f"{where}: no chunk holds offset {edit.at} inside it outside an overlap; "
-                    "split inside a chunk, not at its edge, between chunks, in shared text or "
-                    "next to white space only"
-                )
-            a, b = _halves(text, (spans[i].start, spans[i].end), edit.at)
-            dropped = spans[i].dropped
-            spans[i : i + 1] = [
-                _Span(a[0], a[1], dropped, True, None),
-                _Span(b[0], b[1], dropped, True, None),
-            ]
-            continue
-        if edit.at > last:
-            raise EditError(
-                f"{where}: there is no chunk {edit.at}; the chunking has {len(spans)} chunks "
-                f"(0 to {last})"
-            )
-        if edit.kind == "merge":
-            if edit.at == last:
-                raise EditError(
-                    f"{where}: chunk {edit.at} is the last chunk; there is none after it to "
-                    "merge with"
-                )
-            first, second = spans[edit.at], spans[edit.at + 1]
-            spans[edit.at : edit.at + 2] = [
-                _Span(
-                    first.start,
-                    max(first.end, second.end),
-                    first.dropped and second.dropped,
-                    True,
-                    None,
-                )
-            ]
-        else:
-            if spans[edit.at].dropped:
-                raise EditError(f"{where}: chunk {edit.at} is dropped already")
-            spans[edit.at].dropped = True
+        _step(doc.text, spans, edit, n)
     return _chunks(doc, spans, settings, units)
+
+
+def _spans(chunks: Sequence[Chunk]) -> list[_Span]:
+    return [_Span(c.start, c.end, "dropped" in c.flags, False, c) for c in chunks]
+
+
+def _step(text: str, spans: list[_Span], edit: Edit, n: int) -> None:
+    """Apply ``edit``, the ``n``-th (from 0), to ``spans`` in place; EditError names it when it
+    cannot apply."""
+    where = f"edit {n + 1} ({edit.describe()})"
+    last = len(spans) - 1
+    if edit.kind == "split":
+        if edit.at > len(text):
+            raise EditError(
+                f"{where}: the document has {len(text):,} characters; a split offset is "
+                f"from 1 to {max(len(text) - 1, 0):,}"
+            )
+        i = _split_index(text, [(sp.start, sp.end) for sp in spans], edit.at)
+        if i is None:
+            raise EditError(
+                f"{where}: no chunk holds offset {edit.at} inside it outside an overlap; "
+                "split inside a chunk, not at its edge, between chunks, in shared text or "
+                "next to white space only"
+            )
+        a, b = _halves(text, (spans[i].start, spans[i].end), edit.at)
+        dropped = spans[i].dropped
+        spans[i : i + 1] = [
+            _Span(a[0], a[1], dropped, True, None),
+            _Span(b[0], b[1], dropped, True, None),
+        ]
+        return
+    if edit.at > last:
+        raise EditError(
+            f"{where}: there is no chunk {edit.at}; the chunking has {len(spans)} chunks "
+            f"(0 to {last})"
+        )
+    if edit.kind == "merge":
+        if edit.at == last:
+            raise EditError(
+                f"{where}: chunk {edit.at} is the last chunk; there is none after it to merge with"
+            )
+        first, second = spans[edit.at], spans[edit.at + 1]
+        spans[edit.at : edit.at + 2] = [
+            _Span(
+                first.start,
+                max(first.end, second.end),
+                first.dropped and second.dropped,
+                True,
+                None,
+            )
+        ]
+    else:
+        if spans[edit.at].dropped:
+            raise EditError(f"{where}: chunk {edit.at} is dropped already")
+        spans[edit.at].dropped = True
 
 
 def _chunks(
@@ -424,12 +493,17 @@ def split_points(doc: Document, chunks: Sequence[Chunk], index: int) -> list[int
     item, a table row's table) and of a paragraph inside it — outside any overlap with its
     neighbours — as document offsets, in order. A line break inside a hard-wrapped paragraph is
     not one (it ends no sentence)."""
-    c = chunks[index]
-    found = {c.start + e for _s, e in sentences.sentence_spans(c.text)}
-    found |= {trim_span(doc.text, c.start, b.end)[1] for b in doc.blocks if c.start < b.end < c.end}
-    for m in re.finditer(r"\n[^\S\n]*\n", c.text):  # a blank line: a paragraph ends before it
-        found.add(c.start + trim_span(c.text, 0, m.start())[1])
-    return sorted(p for p in found if split_target(doc.text, chunks, p) == index)
+    return _points(doc, [(c.start, c.end) for c in chunks], index)
+
+
+def _points(doc: Document, spans: Sequence[tuple[int, int]], index: int) -> list[int]:
+    start, end = spans[index]
+    text = doc.text[start:end]
+    found = {start + e for _s, e in sentences.sentence_spans(text)}
+    found |= {trim_span(doc.text, start, b.end)[1] for b in doc.blocks if start < b.end < end}
+    for m in re.finditer(r"\n[^\S\n]*\n", text):  # a blank line: a paragraph ends before it
+        found.add(start + trim_span(text, 0, m.start())[1])
+    return sorted(p for p in found if _split_index(doc.text, spans, p) == index)
 
 
 def snap(doc: Document, chunks: Sequence[Chunk], index: int, position: int) -> int | None:
@@ -439,3 +513,156 @@ def snap(doc: Document, chunks: Sequence[Chunk], index: int, position: int) -> i
     if not points:
         return None
     return min(points, key=lambda p: (abs(p - position), p))
+
+
+# --------------------------------------------------------------------------- links across versions
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def _touched(text: str, spans: Sequence[_Span], kind: EditKind, i: int) -> str:
+    """The text an edit of ``kind`` on span ``i`` touches (a merge: through the next span)."""
+    if kind == "merge":
+        return text[spans[i].start : max(spans[i].end, spans[i + 1].end)]
+    return text[spans[i].start : spans[i].end]
+
+
+def anchor_edits(
+    doc: Document, chunks: Sequence[Chunk], edits: Sequence[Edit]
+) -> tuple[Anchor, ...]:
+    """Each edit's :class:`Anchor` over ``chunks`` (the splitter's) as the edits before it left
+    them; EditError when an edit cannot apply (as :func:`apply_edits`)."""
+    text = doc.text
+    spans = _spans(chunks)
+    out = []
+    for n, edit in enumerate(edits):
+        if edit.kind == "split":
+            i = _split_index(text, [(sp.start, sp.end) for sp in spans], edit.at)
+            anchor = None if i is None else Anchor(_digest(_touched(text, spans, "split", i)),
+                                                   edit.at - spans[i].start)  # fmt: skip
+        else:
+            fits = edit.at + (edit.kind == "merge") < len(spans)
+            anchor = Anchor(_digest(_touched(text, spans, edit.kind, edit.at))) if fits else None
+        _step(text, spans, edit, n)  # raises for an edit that cannot apply
+        assert anchor is not None
+        out.append(anchor)
+    return tuple(out)
+
+
+VersionMatch = Literal["same", "other", "unknown"]
+
+
+@dataclass(frozen=True)
+class Reapplied:
+    """A link's edits read against the document shown (:func:`reapply`): the edits that apply,
+    where they apply in it; each edit left out with the reason; how many applied elsewhere than
+    the link wrote them; and whether the document is the version the link names."""
+
+    edits: Edits
+    left_out: tuple[tuple[Edit, str], ...]
+    moved: int
+    version: VersionMatch
+
+
+def reapply(doc: Document, chunks: Sequence[Chunk], link: LinkEdits) -> Reapplied:
+    """``link``'s edits as they apply to ``doc`` chunked into ``chunks`` (the splitter's): as
+    written on the version they were made on; elsewhere only where their text still stands, or
+    for a link without anchors where the text allows (see the module). Never raises for an
+    edit: one that cannot apply is left out with the reason. The texts' digests are made once
+    and kept up to date as edits apply, so a long link costs about one pass over the text."""
+    if link.version and link.version == doc.version:
+        return Reapplied(link.edits, (), 0, "same")
+    text = doc.text
+    spans = _spans(chunks)
+    digests = _Digests(text, spans)
+    kept: list[Edit] = []
+    left: list[tuple[Edit, str]] = []
+    moved = 0
+    for n, (edit, anchor) in enumerate(zip(link.edits, link.anchors, strict=True)):
+        placed, i, why = _place(doc, spans, digests, edit, anchor)
+        if placed is not None:
+            try:
+                _step(text, spans, placed, n)
+            except EditError as exc:
+                placed, why = None, str(exc).split(": ", 1)[-1]
+        if placed is None:
+            left.append((edit, why))
+            continue
+        kept.append(placed)
+        moved += placed != edit
+        digests.update(i, {"split": 1, "merge": -1, "drop": 0}[placed.kind])
+    return Reapplied(tuple(kept), tuple(left), moved, "other" if link.version else "unknown")
+
+
+class _Digests:
+    """The digest of every span's text (what a split or a drop touches) and of every pair of
+    neighbours' (what a merge touches), kept in step with the spans as edits change them."""
+
+    def __init__(self, text: str, spans: list[_Span]) -> None:
+        self.text, self.spans = text, spans
+        self.single = [self.of("split", i) for i in range(len(spans))]
+        self.pair = [self.of("merge", i) for i in range(len(spans) - 1)]
+
+    def of(self, kind: EditKind, i: int) -> str:
+        return _digest(_touched(self.text, self.spans, kind, i))
+
+    def update(self, i: int, delta: int) -> None:
+        """Span ``i`` was split in two (``delta`` 1), merged with the next (-1) or dropped (0)."""
+        if not delta:
+            return
+        n = len(self.spans)
+        hi_new, hi_old = i + 1 + max(delta, 0), i + 1 + max(-delta, 0)
+        self.single[i:hi_old] = [self.of("split", j) for j in range(i, hi_new)]
+        lo = max(i - 1, 0)
+        self.pair[lo : min(hi_old, n - delta - 1)] = [
+            self.of("merge", j) for j in range(lo, min(hi_new, n - 1))
+        ]
+
+    def places(self, kind: EditKind, digest: str) -> list[int]:
+        """Where a ``kind`` edit's text has ``digest``: span indices (list searches run in C)."""
+        found = self.pair if kind == "merge" else self.single
+        out: list[int] = []
+        i = -1
+        while True:
+            try:
+                i = found.index(digest, i + 1)
+            except ValueError:
+                return out
+            out.append(i)
+
+
+def _place(
+    doc: Document, spans: Sequence[_Span], digests: _Digests, edit: Edit, anchor: Anchor | None
+) -> tuple[Edit | None, int, str]:
+    """Where ``edit`` applies in ``spans``: the edit there and the span it touches, or
+    ``None`` and why not."""
+    text = doc.text
+    if anchor is None:  # version unknown: a split only where the text itself ends something
+        if edit.kind != "split":
+            return edit, edit.at, ""
+        bounds = [(sp.start, sp.end) for sp in spans]
+        i = _split_index(text, bounds, edit.at)
+        if i is None or edit.at not in _points(doc, bounds, i):
+            return (
+                None,
+                -1,
+                "it falls inside a sentence here, not at the end of one, a paragraph or a block",
+            )
+        return edit, i, ""
+    places = digests.places(edit.kind, anchor.digest)
+    if not places:
+        what = {"split": "the chunk it cut", "merge": "the two chunks it joined",
+                "drop": "the chunk it dropped"}[edit.kind]  # fmt: skip
+        return None, -1, f"{what} is not in this version"
+    if edit.kind == "split":
+        i = min(places, key=lambda j: (abs(spans[j].start + anchor.inside - edit.at), j))
+        at = spans[i].start + anchor.inside
+        if _split_index(text, [(sp.start, sp.end) for sp in spans], at) != i:
+            return None, -1, "its place is shared with a neighbouring chunk in this version"
+        return Edit("split", at), i, ""
+    i = min(places, key=lambda j: (abs(j - edit.at), j))
+    if edit.kind == "drop" and spans[i].dropped:
+        return None, -1, f"chunk {i} is dropped already"
+    return Edit(edit.kind, i), i, ""

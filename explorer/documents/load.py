@@ -1,7 +1,8 @@
 """Reading documents from bytes: the kind follows the file name's suffix. Plain text and
 Markdown keep their decoded source as the text (offsets are source positions); Markdown's
-structure comes from markdown-it; lines of ``" | "``-separated cells become tables. PDF is read
-by :mod:`explorer.documents.pdf`."""
+structure comes from markdown-it, with documentation sites' front matter, ``:::`` containers and
+``{#id}`` heading anchors read as :mod:`explorer.documents.site_markdown` says; lines of
+``" | "``-separated cells become tables. PDF is read by :mod:`explorer.documents.pdf`."""
 
 from __future__ import annotations
 
@@ -30,6 +31,14 @@ from explorer.documents.model import (
     leaves_folder,
     sha256_of,
     too_long,
+)
+from explorer.documents.site_markdown import (
+    CONTAINER_OPEN,
+    anchor_length,
+    closes,
+    enable_containers,
+    front_matter_end,
+    front_matter_title,
 )
 from explorer.errors import DocumentError
 from explorer.progress import Progress, quiet
@@ -305,7 +314,7 @@ MAX_MARKDOWN_LINES = 300_000
 PARSE_WINDOW_LINES = 10_000
 
 
-_CONTAINERS = ("list_item_open", "blockquote_open")
+_CONTAINERS = ("list_item_open", "blockquote_open", CONTAINER_OPEN)
 
 MAX_QUOTE_DEPTH = MAX_NESTING - 1
 """The deepest block quote the parser reads whole (its paragraph takes the last level). A line
@@ -320,9 +329,10 @@ _KEPT_MARKERS = re.compile(rf"[ \t]*(?:>[ \t]*){{{MAX_QUOTE_DEPTH}}}")
 
 
 def _markdown_parser() -> MarkdownIt:
-    """Block-level CommonMark with tables: inline parsing is off (only block maps are used)."""
+    """Block-level CommonMark with tables and ``:::`` containers: inline parsing is off (only
+    block maps are used)."""
     md = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING})
-    return md.enable("table").enable("strikethrough").disable("inline")
+    return enable_containers(md.enable("table").enable("strikethrough").disable("inline"))
 
 
 def _top_level_pieces(
@@ -361,12 +371,6 @@ def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def front_matter_end(text: str) -> int:
-    """Length of a leading YAML front-matter block (``---`` ... ``---``), or 0."""
-    m = re.match(r"---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", text, re.S)
-    return m.end() if m else 0
-
-
 def load_markdown(data: bytes, *, name: str, progress: Progress = quiet) -> Document:
     """Markdown: ``text`` is the source (with quotes nested past :data:`MAX_QUOTE_DEPTH` cut to
     it); structure comes from markdown-it's block tokens, read a window at a time (``progress``
@@ -383,6 +387,7 @@ def load_markdown(data: bytes, *, name: str, progress: Progress = quiet) -> Docu
     if flattened:
         warnings += (flattened,)
     blocks, headings, too_deep = _parse_markdown(text, progress)
+    titled = front_matter_title(text)
     if too_deep:
         warnings += (
             f"lists or block quotes nest deeper than the parser reads ({MAX_NESTING} levels; "
@@ -396,6 +401,7 @@ def load_markdown(data: bytes, *, name: str, progress: Progress = quiet) -> Docu
         blocks=blocks,
         headings=headings,
         warnings=warnings,
+        meta_title=titled[0] if titled else "",
     )
 
 
@@ -437,7 +443,9 @@ def markdown_structure(text: str) -> tuple[tuple[Block, ...], tuple[Heading, ...
     """Blocks and headings of Markdown ``text`` with offsets into ``text``.
 
     markdown-it reports line ranges (``token.map``); they are turned into character offsets
-    and trimmed of surrounding white space. YAML front matter becomes one ``code`` block.
+    and trimmed of surrounding white space. YAML front matter becomes one ``code`` block (and
+    its ``title:`` the top heading when the body has no level-1 heading), a ``:::`` container a
+    ``blockquote`` block through its closing line (:mod:`explorer.documents.site_markdown`).
     """
     blocks, headings, _too_deep = _parse_markdown(text)
     return blocks, headings
@@ -488,6 +496,15 @@ def _parse_markdown(
                     TableRow(*trim_span(text, offset(a + base), offset(b + base)), in_thead)
                 )
                 continue
+            if tok.type == CONTAINER_OPEN and tok.map is not None and not depth_inside_atomic:
+                a, b = tok.map
+                if b + base < n_lines and closes(text[offset(b + base) : offset(b + base + 1)],
+                                                 tok.markup):  # fmt: skip
+                    b += 1  # the closing line is the container's
+                start, end = trim_span(text, offset(a + base), offset(b + base))
+                if start < end:
+                    blocks.append(Block("blockquote", start, end))
+                continue
             kind = _BLOCK_TOKENS.get(tok.type)
             if kind is None or tok.map is None:
                 continue
@@ -507,7 +524,8 @@ def _parse_markdown(
             blocks.append(Block(kind, start, end, level=level))
             if kind == "heading":
                 inline = tokens[i + 1] if i + 1 < len(tokens) else None
-                title = (inline.content if inline is not None else "").strip() or "(untitled)"
+                title = (inline.content if inline is not None else "").strip()
+                title = title[: len(title) - anchor_length(title)] or "(untitled)"
                 while stack and stack[-1].level >= level:
                     stack.pop()
                 path = (*(h.title for h in stack), title)
@@ -515,6 +533,12 @@ def _parse_markdown(
                 headings.append(heading)
                 stack.append(heading)
     blocks.sort(key=lambda blk: (blk.start, -blk.end))
+    titled = front_matter_title(text) if fm_end else None
+    if titled is not None and not any(h.level == 1 for h in headings):
+        title, start, end = titled  # the page's title, as Docusaurus draws it
+        headings = [Heading(1, title, start, end, (title,))] + [
+            Heading(h.level, h.title, h.start, h.end, (title, *h.path)) for h in headings
+        ]
     return pipe_tables(text, blocks), tuple(headings), too_deep
 
 

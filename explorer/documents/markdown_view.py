@@ -13,6 +13,7 @@ markup between its words.
 from __future__ import annotations
 
 import bisect
+import copy
 import re
 from array import array
 from collections.abc import Sequence
@@ -20,17 +21,29 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol
 
-from explorer.documents.load import MAX_NESTING, front_matter_end, line_starts
+from explorer.documents.load import MAX_NESTING, line_starts
 from explorer.documents.model import Document
+from explorer.documents.site_markdown import (
+    CONTAINER_CLOSE,
+    CONTAINER_OPEN,
+    anchor_length,
+    container_label,
+    enable_containers,
+    front_matter_end,
+    front_matter_lines,
+)
 
 
 class Sink(Protocol):
     """What a :class:`MarkdownWalker` tells: text, and elements opening and closing.
 
-    Elements: ``front_matter``, ``code_block``, ``html_block``, ``hr``, ``h1`` … ``h6``,
-    :data:`BLOCKS`, ``br``, ``html_inline``, ``link``, ``image``, ``code_inline`` and
-    :data:`INLINE`; ``tok`` is markdown-it's token where it has one (a link's ``href``, a cell's
-    alignment, an ordered list's start)."""
+    Elements: ``front_matter`` (its lines: ``meta_line``, each with its ``meta_key``),
+    ``admonition`` (a ``:::`` container) and its ``admonition_title``, ``code_block``,
+    ``html_block``, ``hr``, ``h1`` … ``h6``, :data:`BLOCKS`, ``br``, ``html_inline``, ``link``,
+    ``image``, ``code_inline`` and :data:`INLINE`; ``tok`` is markdown-it's token where it has
+    one (a link's ``href``, a cell's alignment, an ordered list's start), a
+    :class:`~explorer.documents.site_markdown.MetaLine` for a ``meta_line`` and a
+    :class:`~explorer.documents.site_markdown.Label` for an admonition and its title."""
 
     def text(self, text: str, offsets: list[int]) -> None: ...
 
@@ -92,7 +105,7 @@ class MarkdownWalker:
         self.sink = sink
         self.too_deep = False  # markdown-it gave up on a block nested too deep
         self.starts = [0] + [m.end() for m in re.finditer("\n", self.norm)]
-        # front matter, detected as the loader does, is shown as a code block
+        # front matter, detected as the loader does, is shown as its lines (the fences are not)
         fm_end = front_matter_end(text) if front_matter else 0
         self.body_line = bisect.bisect_left(line_starts(text), fm_end) if fm_end else 0
 
@@ -163,16 +176,17 @@ class MarkdownWalker:
         md.enable("table").enable("strikethrough")
         md.disable("text_join")  # keep escapes and entities as their own tokens, with markup
         md.validateLink = lambda url: True  # type: ignore[method-assign]  # the sink decides
+        enable_containers(md)
+        self.md = md
         if self.body_line:
-            self.open("front_matter")
-            self.emit_at(self.norm[: self.line(self.body_line)], 0)
-            self.close("front_matter")
+            self.front_matter()
         base = self.body_line
         tokens = md.parse(self.norm[self.line(base) :])
         if any(tok.level >= MAX_NESTING for tok in tokens):  # deeper ones may be lost
             self.too_deep = True
             return
         cur = 0
+        heading = False
         for tok in tokens:
             t = tok.type
             m = tok.map
@@ -181,8 +195,18 @@ class MarkdownWalker:
                 if span is None:
                     self.emit(tok.content, None)
                     continue
+                children: Sequence[Any] = tok.children or []
+                if heading:  # a trailing {#custom-id} names the anchor; it is not shown
+                    children = _drop_tail(children, anchor_length(tok.content.rstrip()))
                 cur = max(cur, self.line(span[0]))
-                cur = self.inline(tok.children or [], cur, self.line(span[1]))
+                cur = self.inline(children, cur, self.line(span[1]))
+            elif t == CONTAINER_OPEN:
+                label = container_label(tok.info)
+                self.open("admonition", label)
+                if span is not None:
+                    self.container_title(tok, label, span[0])
+            elif t == CONTAINER_CLOSE:
+                self.close("admonition")
             elif t in ("fence", "code_block", "html_block"):
                 block = "html_block" if t == "html_block" else "code_block"
                 self.open(block, tok)
@@ -196,7 +220,8 @@ class MarkdownWalker:
                 self.close("hr")
             elif t in ("heading_open", "heading_close"):
                 level = tok.tag[1:] if re.fullmatch(r"h[1-6]", tok.tag) else "6"
-                (self.open if t == "heading_open" else self.close)(f"h{level}")
+                heading = t == "heading_open"
+                (self.open if heading else self.close)(f"h{level}")
             elif t.endswith("_open") and t[:-5] in BLOCKS:
                 if not tok.hidden:
                     self.open(t[:-5], tok)
@@ -205,6 +230,49 @@ class MarkdownWalker:
                     self.close(t[:-6])
             elif tok.content:  # an unknown block token: show its text
                 self.emit(tok.content, None)
+
+    def front_matter(self) -> None:
+        """The front matter's lines, each with its key (the ``---`` fences are not shown); past
+        :data:`META_LINES` lines, its text as one run (metadata that long is data, not a
+        page's metadata, and a line at a time would cost more than the rest of the page)."""
+        norm = self.norm
+        self.open("front_matter")
+        end = self.line(self.body_line)
+        if norm.count("\n", 0, end) > META_LINES:
+            first = norm.find("\n") + 1
+            last = norm.rfind("\n", first, end - 1) + 1
+            self.open("meta_line", None)
+            self.emit_at(norm[first:last].rstrip("\n"), first)
+            self.close("meta_line")
+            self.close("front_matter")
+            return
+        for ln in front_matter_lines(norm):
+            self.open("meta_line", ln)
+            if ln.key_end > ln.start:
+                self.open("meta_key")
+                self.emit_at(norm[ln.start : ln.key_end], ln.start)
+                self.close("meta_key")
+            self.emit_at(norm[ln.key_end : ln.end], ln.key_end)
+            self.close("meta_line")
+        self.close("front_matter")
+
+    def container_title(self, tok: Any, label: Any, line: int) -> None:
+        """A container's title as its opening line writes it (inline Markdown read), or its kind
+        where it has none; the colons and attributes are not shown."""
+        norm = self.norm
+        a, b = self.line(line), self.line(line + 1)
+        p = norm.find(tok.markup, a, b) if tok.markup else -1
+        if p < 0:
+            return
+        info = p + len(tok.markup)
+        self.open("admonition_title", label)
+        if label.title_end > label.title_start:
+            start, end = info + label.title_start, info + label.title_end
+            parsed = self.md.parseInline(norm[start:end])
+            self.inline(parsed[0].children or [] if parsed else [], start, end)
+        elif label.kind:
+            self.emit_at(label.kind, info + label.kind_start)
+        self.close("admonition_title")
 
     def code_lines(self, content: str, first: int) -> None:
         """Code (or raw HTML) shown verbatim; content line ``i`` comes from source line
@@ -243,7 +311,8 @@ class MarkdownWalker:
                 if p < 0:
                     self.emit(tok.content, None)
                 else:
-                    at = p + 1 if tok.info == "escape" else p
+                    # an escape points at what it escapes; a lone backslash at itself
+                    at = p + 1 if tok.info == "escape" and tok.content != tok.markup else p
                     self.emit(tok.content, [at] * len(tok.content))
                     cur = p + len(tok.markup)
             elif t == "softbreak":
@@ -354,11 +423,30 @@ class MarkdownWalker:
         return pos
 
 
+META_LINES = 1000
+"""Front matter longer than this many lines is drawn as one run of text."""
+
+
+def _drop_tail(children: Sequence[Any], n: int) -> Sequence[Any]:
+    """Inline ``children`` without their last ``n`` characters of plain text."""
+    out = list(children)
+    while n > 0 and out and out[-1].type == "text":
+        last = out.pop()
+        if len(last.content) > n:
+            kept = copy.copy(last)
+            kept.content = last.content[: len(last.content) - n].rstrip()
+            out.append(kept)
+            break
+        n -= len(last.content)
+    return out
+
+
 # --------------------------------------------------------------------------- the rendered text
 
 BREAKS = frozenset(
-    {"front_matter", "code_block", "html_block", "hr", "br", "paragraph", "list_item",
-     "blockquote", "tr", "table", *(f"h{n}" for n in range(1, 7))}
+    {"front_matter", "meta_line", "admonition", "admonition_title", "code_block", "html_block",
+     "hr", "br", "paragraph", "list_item", "blockquote", "tr", "table",
+     *(f"h{n}" for n in range(1, 7))}
 )  # fmt: skip
 """Elements a reader sees on a line of their own: a line break follows each."""
 
