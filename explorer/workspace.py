@@ -30,7 +30,6 @@ from several threads: a value being made is made once, the others wait for it.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -46,9 +45,16 @@ from explorer.chunking.records import Chunk, ChunkSettings
 from explorer.chunking.splitters import split
 from explorer.config import Config, dense_config
 from explorer.corpus import Corpus, CorpusHit, Ranking
-from explorer.documents.folder import Loaded, Skipped, load_folder, load_paths
+from explorer.documents.folder import (
+    Loaded,
+    Skipped,
+    inside_folder,
+    listing,
+    load_folder,
+    load_paths,
+)
 from explorer.documents.load import load_document
-from explorer.documents.model import Document, document_name, leaves_folder, sha256_of
+from explorer.documents.model import Document, document_name, sha256_of
 from explorer.errors import EditError, QuerySetError, SettingsError
 from explorer.memo import Memo
 from explorer.preparing import Indexed, Pending
@@ -237,7 +243,7 @@ class Workspace:
 
     @staticmethod
     def _folder_key(path: Path, recursive: bool) -> tuple[str, bool, str]:
-        return (str(path.resolve()), recursive, _listing(path))
+        return (str(path.resolve()), recursive, listing(path))
 
     def load_paths(self, paths: Iterable[str | Path], *, recursive: bool = False) -> Loaded:
         """Files and folders, as :func:`explorer.documents.load_paths`, each file parsed once."""
@@ -292,25 +298,7 @@ class Workspace:
         not the file exists. Links are judged as loading the folder judges them
         (:func:`~explorer.documents.model.leaves_folder`): one that stays inside is followed."""
         assert self.docs_dir is not None
-        relative = os.path.normpath(name) if name else ""
-        if (
-            not relative
-            or Path(name).is_absolute()
-            or relative == ".."
-            or relative.startswith(".." + os.sep)
-            or Path(name).drive
-        ):
-            raise QuerySetError(
-                f"document {name!r} is outside the documents folder {self.docs_dir}; a query "
-                "set names documents by their path inside it"
-            )
-        path = self.docs_dir / relative
-        if leaves_folder(path, self.docs_dir):
-            raise QuerySetError(
-                f"document {name!r} is a link that leaves the documents folder {self.docs_dir}; "
-                "links that leave the folder are not followed"
-            )
-        return path
+        return inside_folder(self.docs_dir, name)
 
     def _name_of(self, doc: str | Document) -> str:
         if isinstance(doc, str):
@@ -575,38 +563,10 @@ class Workspace:
         and the hits the answer path gives it at ``k`` and ``budget``
         (:mod:`explorer.retrieval.embedding_map`). The vectors are :meth:`chunk_vectors`'
         (embedded with ``progress`` if new)."""
-        from explorer.retrieval.embedding_map import EmbeddingMap, MapHit, map_points
+        from explorer.maps import embedding_map
 
-        chunks = self.chunks(doc, config, edits=edits)
-        if not chunks:
-            raise SettingsError(f"{doc.name} has no chunks to map")
-        vc = dense_config(config)
-        vectors = self.chunk_vectors(doc, config, edits=edits, progress=progress or quiet)
-        query_vector = self.question_vector(question, vc) if question else None
-        proj, points = map_points(chunks, vectors, query_vector=query_vector, doc=doc.name)
-        hits: tuple[MapHit, ...] = ()
-        question_xy = None
-        if question and query_vector is not None:
-            qx, qy = proj.project(query_vector)
-            question_xy = (float(qx), float(qy))
-            answer = self.ask(
-                doc,
-                question,
-                config=config,
-                k=DEFAULT_K if k is None and budget is None else k,
-                budget=budget,
-                edits=edits,
-            )
-            hits = tuple(MapHit(rank=h.rank, index=h.index, score=h.score) for h in answer.hits)
-        return EmbeddingMap(
-            doc=doc.name,
-            model=vc.model,
-            vectors=vc.dense,
-            points=points,
-            explained=proj.explained,
-            question=question or None,
-            question_xy=question_xy,
-            hits=hits,
+        return embedding_map(
+            self, doc, question, config=config, k=k, budget=budget, edits=edits, progress=progress
         )
 
     def churn(
@@ -745,18 +705,6 @@ class Workspace:
             key,
             lambda: diff_chunks(o, self.chunks(o, config), n, self.chunks(n, config, edits=edits)),
         )
-
-
-def _listing(path: Path) -> str:
-    """The names, sizes and times of the files in ``path``: a file added, removed or rewritten
-    changes it."""
-    try:
-        entries = sorted(
-            (e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in path.iterdir() if e.is_file()
-        )
-    except OSError:
-        return ""
-    return sha256_of(repr(entries).encode("utf-8", "surrogateescape"))
 
 
 _SHARED: Workspace | None = None

@@ -45,7 +45,7 @@ from explorer.documents.model import (
     sha256_of,
     too_long,
 )
-from explorer.errors import DocumentError
+from explorer.errors import DocumentError, QuerySetError
 from explorer.progress import Progress, quiet
 
 __all__ = ["MAX_FILE_BYTES", "Loaded", "Skipped", "load_folder", "load_paths"]
@@ -288,3 +288,41 @@ def _read(path: Path, name: str) -> bytes:
         return path.read_bytes()
     except OSError as exc:
         raise DocumentError(f"{name}: cannot be read ({exc.strerror})") from None
+
+
+def inside_folder(folder: Path, name: str) -> Path:
+    """The file ``name`` names in ``folder``; a name that reaches outside it (an absolute path,
+    a ``..`` that climbs out, a link that leaves the folder) is refused, whether or not the file
+    exists. Links are judged as loading the folder judges them (:func:`leaves_folder`): one that
+    stays inside is followed. The one rule for every command that names a document by path."""
+    relative = os.path.normpath(name) if name else ""
+    if (
+        not relative
+        or Path(name).is_absolute()
+        or relative == ".."
+        or relative.startswith(".." + os.sep)
+        or Path(name).drive
+    ):
+        raise QuerySetError(
+            f"document {name!r} is outside the documents folder {folder}; a query set names "
+            "documents by their path inside it"
+        )
+    path = folder / relative
+    if leaves_folder(path, folder):
+        raise QuerySetError(
+            f"document {name!r} is a link that leaves the documents folder {folder}; links that "
+            "leave the folder are not followed"
+        )
+    return path
+
+
+def listing(path: Path) -> str:
+    """The names, sizes and times of the files in ``path``: a file added, removed or rewritten
+    changes it."""
+    try:
+        entries = sorted(
+            (e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in path.iterdir() if e.is_file()
+        )
+    except OSError:
+        return ""
+    return sha256_of(repr(entries).encode("utf-8", "surrogateescape"))
