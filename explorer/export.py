@@ -65,25 +65,23 @@ def chunk_record(
         if rows:
             body = chunk.text
             embedded = embedded[: len(embedded) - len(body)] + "\n".join([*rows, body])
-    metadata = {
+    where = {
         "id": chunk.id,
         "doc": doc.name,
         "doc_sha256": doc.sha256,
         "index": chunk.index,
         "start": chunk.start,
         "end": chunk.end,
+    }
+    metadata = {
+        **where,
         "page_start": chunk.page_start,
         "page_end": chunk.page_end,
         "heading_path": list(chunk.heading_path),
         "embedded_text": embedded,
     }
     return {
-        "id": chunk.id,
-        "doc": doc.name,
-        "doc_sha256": doc.sha256,
-        "index": chunk.index,
-        "start": chunk.start,
-        "end": chunk.end,
+        **where,
         "text": chunk.text,
         "embedded_text": embedded,
         "size": chunk.size,

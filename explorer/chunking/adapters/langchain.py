@@ -64,6 +64,19 @@ def _recursive(s: AdapterSettings, **extra: object) -> Call:
     return Call(_LC + "RecursiveCharacterTextSplitter", kwargs=kwargs)
 
 
+def _documents(splitter: Call, length: Ref) -> Recipe:
+    """The recipe of a text splitter that makes documents with their ``start_index``."""
+    return Recipe(
+        steps=(
+            Step("splitter", splitter),
+            Step("docs", Call("splitter.create_documents", args=([Ref("text")],))),
+        ),
+        chunks=Each("docs", ".page_content", "d"),
+        starts=Each("docs", ".metadata['start_index']", "d"),
+        length=length,
+    )
+
+
 class _LangChainBase(Adapter):
     group = "LangChain"
     library = "langchain-text-splitters"
@@ -81,15 +94,7 @@ class LangChainRecursive(_LangChainBase):
     options = _OPTIONS
 
     def recipe(self, s: AdapterSettings) -> Recipe:
-        return Recipe(
-            steps=(
-                Step("splitter", _recursive(s, add_start_index=True)),
-                Step("docs", Call("splitter.create_documents", args=([Ref("text")],))),
-            ),
-            chunks=Each("docs", ".page_content", "d"),
-            starts=Each("docs", ".metadata['start_index']", "d"),
-            length=Ref("splitter._length_function"),
-        )
+        return _documents(_recursive(s, add_start_index=True), Ref("splitter._length_function"))
 
 
 class LangChainToken(_LangChainBase):
@@ -108,16 +113,8 @@ class LangChainToken(_LangChainBase):
             "chunk_overlap": s.overlap,
             "add_start_index": True,
         }
-        return Recipe(
-            steps=(
-                Step("splitter", Call(_LC + "TokenTextSplitter", kwargs=kwargs)),
-                Step("docs", Call("splitter.create_documents", args=([Ref("text")],))),
-            ),
-            chunks=Each("docs", ".page_content", "d"),
-            starts=Each("docs", ".metadata['start_index']", "d"),
-            # what TokenTextSplitter counts (its own length function counts characters)
-            length=Ref("count_tokens"),
-        )
+        # measured as TokenTextSplitter counts (its own length function counts characters)
+        return _documents(Call(_LC + "TokenTextSplitter", kwargs=kwargs), Ref("count_tokens"))
 
 
 class LangChainMarkdown(_LangChainBase):
