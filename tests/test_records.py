@@ -1,4 +1,4 @@
-"""The chunking records: the splitter names, the registry of other splitters, where records are imported from."""
+"""The chunking records: the splitter names, the registry of other splitters, their home."""
 
 from __future__ import annotations
 
