@@ -237,6 +237,62 @@ def pack(
     return out
 
 
+def focus(
+    corpus: Corpus,
+    ranking: Sequence[CorpusHit],
+    vector: Any,
+    budget: int,
+    *,
+    top: int = 10,
+    window: int = 160,
+    fill: bool = True,
+) -> dict[str, list[Span]]:
+    """Query-aware trimming of each hit: the hits in rank order, each cut down to ``window``
+    tokens of passages around its best passage (by cosine with the question), taken while their
+    union fits ``budget``; what is left widens the stretches as ``fill`` does."""
+    import numpy as np
+
+    spans: dict[str, list[Span]] = {}
+    sims: dict[str, Any] = {}
+
+    def cost(ctx: dict[str, list[Span]]) -> int:
+        return sum(corpus.units(d).size(s, e) for d, ss in ctx.items() for s, e in union(ss))
+
+    for h in list(ranking[:top]):
+        r = corpus.retriever(h.doc)
+        if h.doc not in sims:
+            sims[h.doc] = np.asarray(r.vectors()) @ np.asarray(vector).reshape(-1)
+        a, b = r.held[h.index]
+        if a >= b:
+            continue
+        ps, units = r.passages, corpus.units(h.doc)
+        best = max(range(a, b), key=lambda p: float(sims[h.doc][p]))
+        lo = hi = best
+        while True:  # grow the window a passage at a time, after first, while it fits
+            grown = False
+            for nxt in (hi + 1, lo - 1):
+                if a <= nxt < b:
+                    nlo, nhi = min(lo, nxt), max(hi, nxt)
+                    if units.size(ps[nlo].start, ps[nhi].end) <= window:
+                        lo, hi, grown = nlo, nhi, True
+            if not grown:
+                break
+        trial = {**spans, h.doc: [*spans.get(h.doc, []), (ps[lo].start, ps[hi].end)]}
+        if cost(trial) > budget:
+            break  # as the answer's rule: the first that does not fit stops it
+        spans = trial
+    out = {d: _merge_touching(ss, corpus.document(d).text) for d, ss in spans.items()}
+    if fill and out:
+        held = {d: sum(corpus.units(d).size(s, e) for s, e in ss) for d, ss in out.items()}
+        share = (budget - sum(held.values())) // max(1, sum(len(ss) for ss in out.values()))
+        if share > 0:
+            out = {
+                d: widen_to_budget(ss, corpus.units(d), held[d] + share * len(ss))
+                for d, ss in out.items()
+            }
+    return out
+
+
 def covered_in(located: Sequence[Sequence[Span]], stretches: Sequence[Span]) -> bool:
     """Every located phrase has an occurrence inside one stretch (phrases not found do not
     count, as :attr:`Verdict.covered` reads them)."""
@@ -253,8 +309,9 @@ class Lever:
     name: str
     config: Config = dataclasses.field(default_factory=Config)
     reorder: Reorder | None = None
-    packed: dict[str, bool] | None = None
-    """``pack``'s options (``following``, ``fill``); ``None``: not packed."""
+    packed: dict[str, Any] | None = None
+    """``pack``'s options (``following``, ``fill``), or ``focus``'s (``window``, ``fill``, with
+    ``"focus": True``); ``None``: neither."""
     corpus_only: bool = False
 
 
@@ -267,13 +324,20 @@ def levers() -> list[Lever]:
         ),
         Lever("window: 64/0 chunks ±2 neighbours", base.replace(size=64, overlap=0, neighbours=2)),
         Lever("smaller units: 128/32, no window", base.replace(size=128, overlap=32)),
-        Lever("headings in what is embedded + indexed", base.replace(heading_prefix=True)),
         Lever("title > path header in embed + BM25", base.replace(context_header="embed+bm25")),
         Lever("dedup near-identical siblings", base, reorder=dedup),
         Lever("MMR λ=0.7 over top 30", base, reorder=mmr),
         Lever("pack sentences", base, packed={"following": False, "fill": False}),
         Lever("pack sentences + next", base, packed={"following": True, "fill": False}),
         Lever("pack sentences + next + fill", base, packed={"following": True, "fill": True}),
+        *(
+            Lever(
+                f"focus: each hit cut to {w} tokens around its best sentence + fill",
+                base,
+                packed={"focus": True, "window": w, "fill": True},
+            )
+            for w in (96, 160)
+        ),
         Lever(
             "dedup + pack + next + fill",
             base,
@@ -349,7 +413,11 @@ def run_lever(
         located = [e.spans for e in at_k.evidence]
         within = []
         for b in BUDGETS:
-            ctx = pack(corpus, ranking, vector, b, **lever.packed)
+            opts = dict(lever.packed)
+            if opts.pop("focus", False):
+                ctx = focus(corpus, ranking, vector, b, **opts)
+            else:
+                ctx = pack(corpus, ranking, vector, b, **opts)
             within.append(covered_in(located, ctx.get(q.doc, [])))
         out[q.id] = (at_k.covered, within[0], within[1])
     return out

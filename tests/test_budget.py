@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import re
 
 import pytest
 
@@ -118,19 +117,21 @@ def test_the_explore_page_shows_each_hits_cost_and_what_the_budget_left_out() ->
     tables = [d.value for d in at.dataframe if "adds" in d.value.columns]
     assert len(tables) == 1
     rows = tables[0].to_dict("records")
-    taken = [r for r in rows if r["why"] == "in the context"]
+    taken = [r for r in rows if r["why"] == "taken"]
     hits = next(d.value for d in at.dataframe if "first words" in d.value.columns)
     assert [r["rank"] for r in taken] == list(hits["rank"])
-    assert taken[-1]["used"] <= 256
     assert [r["used"] for r in taken] == [
         sum(r["adds"] for r in taken[: i + 1]) for i in range(len(taken))
     ]
-    stop = next(r for r in rows if r["why"] != "in the context")
-    m = re.fullmatch(
-        r"left out: its (\d+) tokens would pass the 256 budget at (\d+) used", stop["why"]
-    )
-    assert m, stop
-    assert int(m[1]) == stop["adds"] and int(m[2]) == taken[-1]["used"]
-    assert int(m[1]) + int(m[2]) > 256
-    summary = [m.value for m in at.markdown if "-token budget** (this document)" in m.value]
-    assert summary and f"{taken[-1]['used']:,} of the 256-token budget" in summary[0]
+    used = taken[-1]["used"]
+    assert used <= 256
+    stop = rows[len(taken)]  # the first chunk left out passes the budget
+    assert stop["why"] == "would pass the budget" and stop["used"] == used + stop["adds"] > 256
+    said = [m.value for m in at.markdown if m.value.startswith(f"- **#{stop['rank']}**")]
+    assert said == [
+        f"- **#{stop['rank']}** (chunk {stop['chunk']}) left out: its {stop['adds']} tokens "
+        f"would pass the 256 budget at {used} used."
+    ]
+    summary = [m.value for m in at.markdown if "-token budget** go to" in m.value]
+    assert summary and summary[0].startswith(f"**{used} of the 256-token budget** go to the ")
+    assert "(this document)" in summary[0]

@@ -28,60 +28,73 @@ def why_words(line: BudgetLine, use: BudgetUse) -> str:
     )
 
 
+SHORT = {
+    None: "taken",
+    "budget": "would pass the budget",
+    "stopped": "fits, but the ranking stopped",
+    "k": "below k",
+}
+"""A line's status in the table's ``why`` column."""
+
+
 def budget_rows(use: BudgetUse) -> list[dict[str, Any]]:
-    """One row per hit taken and per chunk just below the cut."""
+    """One row per hit taken and per chunk just below the cut: what it adds, the running total
+    (for a chunk left out, what it would reach) and why it is in or out."""
     several = use.documents > 1
-    rows = []
-    for line in use.lines:
-        rows.append(
-            {
-                "rank": line.rank,
-                **({"document": line.doc} if several else {}),
-                "chunk": line.index,
-                "chunk tokens": line.chunk_tokens,
-                "adds": line.cost,
-                "used": line.used + (0 if line.taken else line.cost),
-                "why": why_words(line, use),
-            }
-        )
-    return rows
+    return [
+        {
+            "rank": line.rank,
+            **({"document": line.doc} if several else {}),
+            "chunk": line.index,
+            "adds": line.cost,
+            "used": line.used + (0 if line.taken else line.cost),
+            "why": SHORT[line.why],
+        }
+        for line in use.lines
+    ]
 
 
 def budget_summary(use: BudgetUse, *, scope: str = "this document") -> str:
-    """``"Hits use 365 of the 512-token budget (this document); fill added 146 …"`` (Markdown)."""
+    """``"**375 of the 512-token budget** go to the 2 hits (this document); fill spends 137
+    more on the text around them; 0 left."`` (Markdown)."""
     n = len(use.taken)
-    hits = f"{n} hit{'s' if n != 1 else ''}"
+    hits = f"the {n} hit{'s' if n != 1 else ''}"
     if use.budget is None:
-        head = f"The {hits} use **{use.hits_tokens:,} tokens** ({scope}; no budget)"
+        head = f"**{use.hits_tokens:,} tokens** go to {hits} ({scope}; no budget)"
     else:
-        head = (
-            f"The {hits} use **{use.hits_tokens:,} of the {use.budget:,}-token budget** ({scope})"
-        )
+        head = f"**{use.hits_tokens:,} of the {use.budget:,}-token budget** go to {hits} ({scope})"
     if use.filled:
-        head += f"; fill added {use.filled:,} tokens of the text around them"
+        head += f"; fill spends {use.filled:,} more on the text around them"
     if use.left is not None:
         head += f"; {use.left:,} left"
-    head += ". "
-    head += (
-        "Each hit costs what it adds to the context (with its neighbours, section or table "
-        "header; text already in costs nothing); *used* is the running total"
-        + (" the left-out chunk would reach." if use.left_out else ".")
-    )
-    return head
+    return head + "."
+
+
+HOW = (
+    "A hit costs what it adds to the context: with its neighbours, section or table header, and "
+    "text already in counted once. Hits are taken in rank order; the first that would pass the "
+    "budget stops the ranking."
+)
 
 
 def draw(use: BudgetUse, *, scope: str = "this document") -> None:
-    """The budget table under its summary, and a bar of the budget used."""
+    """The summary, a bar of the budget used, the table, and why each chunk below the cut was
+    left out."""
     st.markdown(budget_summary(use, scope=scope))
     if use.budget is not None:
-        st.progress(min(1.0, use.tokens / use.budget), text=f"{use.tokens:,} / {use.budget:,}")
+        st.progress(
+            min(1.0, use.tokens / use.budget), text=f"{use.tokens:,} of {use.budget:,} tokens"
+        )
     small = st.column_config.NumberColumn(width="small")
     st.dataframe(
         budget_rows(use),
         hide_index=True,
         key="budget_use",
         column_config={
-            **dict.fromkeys(("rank", "chunk", "chunk tokens", "adds", "used"), small),
-            "why": st.column_config.TextColumn(width="large"),
+            **dict.fromkeys(("rank", "chunk", "adds", "used"), small),
+            "why": st.column_config.TextColumn(width="medium"),
         },
     )
+    for line in use.left_out:
+        st.markdown(f"- **#{line.rank}** (chunk {line.index}) {why_words(line, use)}.")
+    st.caption(HOW)
