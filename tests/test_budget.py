@@ -126,7 +126,7 @@ def test_the_explore_page_shows_each_hits_cost_and_what_the_budget_left_out() ->
     used = taken[-1]["used"]
     assert used <= 256
     stop = rows[len(taken)]  # the first chunk left out passes the budget
-    assert stop["why"] == "would pass the budget" and stop["used"] == used + stop["adds"] > 256
+    assert stop["why"] == "over budget" and stop["used"] == used + stop["adds"] > 256
     said = [m.value for m in at.markdown if m.value.startswith(f"- **#{stop['rank']}**")]
     assert said == [
         f"- **#{stop['rank']}** (chunk {stop['chunk']}) left out: its {stop['adds']} tokens "

@@ -30,8 +30,8 @@ def why_words(line: BudgetLine, use: BudgetUse) -> str:
 
 SHORT = {
     None: "taken",
-    "budget": "would pass the budget",
-    "stopped": "fits, but the ranking stopped",
+    "budget": "over budget",
+    "stopped": "after the stop",
     "k": "below k",
 }
 """A line's status in the table's ``why`` column."""
@@ -73,7 +73,8 @@ def budget_summary(use: BudgetUse, *, scope: str = "this document") -> str:
 HOW = (
     "A hit costs what it adds to the context: with its neighbours, section or table header, and "
     "text already in counted once. Hits are taken in rank order; the first that would pass the "
-    "budget stops the ranking."
+    "budget stops the ranking. Tokens are counted on the document's own cl100k tokens, as the "
+    "budget counts them, so a hit's cost can differ by a token from its text counted alone."
 )
 
 
@@ -85,14 +86,14 @@ def draw(use: BudgetUse, *, scope: str = "this document") -> None:
         st.progress(
             min(1.0, use.tokens / use.budget), text=f"{use.tokens:,} of {use.budget:,} tokens"
         )
-    small = st.column_config.NumberColumn(width="small")
+    narrow = st.column_config.NumberColumn(width=46)  # the table fits a narrow column whole
     st.dataframe(
         budget_rows(use),
         hide_index=True,
         key="budget_use",
         column_config={
-            **dict.fromkeys(("rank", "chunk", "adds", "used"), small),
-            "why": st.column_config.TextColumn(width="medium"),
+            **dict.fromkeys(("rank", "chunk", "adds", "used"), narrow),
+            "why": st.column_config.TextColumn(width=96),
         },
     )
     for line in use.left_out:
