@@ -24,8 +24,9 @@ Every lever ranks through the workspace's one ranker (``Corpus.rank``, the quest
   verdict reads it (every located phrase has an occurrence inside one stretch). Without a budget
   packing changes nothing, so its cov@5 is the recommended one.
 
-``--sets`` picks sets (default: all); ``--cache-dir`` keeps the embeddings between runs
-(``vectors.npz`` per document folder); ``--json FILE`` writes every figure. Sets run in the
+``--sets`` picks sets (default: all); ``--pooled FILE`` prints the tables pooled over the
+develop sets and over the report-only sets of each scope from a ``--json`` file;
+``--cache-dir`` keeps the embeddings between runs (one ``.npz`` per document folder's name); ``--json FILE`` writes every figure. Sets run in the
 order given; each row prints when it is known.
 """
 
@@ -450,13 +451,73 @@ def _fmt(cell: dict[str, Any], first: bool) -> str:
     )
 
 
+def pooled(figures: Sequence[dict[str, Any]]) -> list[str]:
+    """Markdown tables of every lever pooled over the develop sets, the report-only sets in
+    document scope and the report-only sets in corpus scope (questions paired set by set)."""
+    base = {
+        (f["set"], f["scope"]): f["covered"]
+        for f in figures
+        if f["lever"].startswith("recommended")
+    }
+    groups: dict[str, Callable[[dict[str, Any]], bool]] = {
+        "develop (document scope)": lambda f: f["role"] == "develop",
+        "report only, document scope": lambda f: (
+            f["role"] != "develop" and f["scope"] == "document"
+        ),
+        "report only, corpus scope": lambda f: f["role"] != "develop" and f["scope"] == "corpus",
+    }
+    out: list[str] = []
+    for title, keep in groups.items():
+        sets = sorted({(f["set"], f["scope"]) for f in figures if keep(f)})
+        if not sets:
+            continue
+        out += [f"\n**{title}**: {', '.join(s for s, _ in sets)}\n"]
+        out += [
+            "| lever | questions | cov@5 | within 512 | within 1,024 |",
+            "|---|---:|---|---|---|",
+        ]
+        for lever in dict.fromkeys(f["lever"] for f in figures):
+            rows = [f for f in figures if keep(f) and f["lever"] == lever]
+            if {(f["set"], f["scope"]) for f in rows} != set(sets):
+                continue
+            ids: list[str] = []
+            a: list[list[bool]] = [[], [], []]
+            b: list[list[bool]] = [[], [], []]
+            for f in rows:
+                first = base[(f["set"], f["scope"])]
+                for q, o in f["covered"].items():
+                    if q in first:
+                        ids.append(f"{f['set']}/{f['scope']}/{q}")
+                        for i in range(3):
+                            a[i].append(first[q][i])
+                            b[i].append(o[i])
+            cells = []
+            for i in range(3):
+                c = compare_paired(a[i], b[i], ids=ids)
+                lo, hi = c.ci95
+                cells.append(
+                    f"{c.coverage_a:.3f}"
+                    if lever.startswith("recommended")
+                    else f"{c.coverage_b:.3f} (+{len(c.b_only)}/−{len(c.a_only)}, "
+                    f"p {c.p_value:.2g}, [{lo:+.3f}, {hi:+.3f}])"
+                )
+            out.append(f"| {lever} | {len(ids)} | " + " | ".join(cells) + " |")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_512", description=__doc__)
     parser.add_argument("--sets", default=",".join(SETS), help=f"from {', '.join(SETS)}")
     parser.add_argument("--only", default="", help="run only levers whose name has this")
     parser.add_argument("--cache-dir", metavar="DIR", help="keep embeddings here between runs")
     parser.add_argument("--json", metavar="FILE", help="write every figure here")
+    parser.add_argument(
+        "--pooled", metavar="FILE", help="only print the pooled tables of a --json file"
+    )
     args = parser.parse_args(argv)
+    if args.pooled:
+        print("\n".join(pooled(json.loads(Path(args.pooled).read_text(encoding="utf-8")))))
+        return 0
     unknown = [s for s in args.sets.split(",") if s not in SETS]
     if unknown:
         print(f"error: unknown set {unknown[0]!r}; choose from {', '.join(SETS)}", file=sys.stderr)
