@@ -26,8 +26,8 @@ Every lever ranks through the workspace's one ranker (``Corpus.rank``, the quest
 
 ``--sets`` picks sets (default: all); ``--pooled FILE`` prints the tables pooled over the
 develop sets and over the report-only sets of each scope from a ``--json`` file;
-``--cache-dir`` keeps the embeddings between runs (one ``.npz`` per document folder's name); ``--json FILE`` writes every figure. Sets run in the
-order given; each row prints when it is known.
+``--cache-dir`` keeps the embeddings between runs (one ``.npz`` per document folder's name);
+``--json FILE`` writes every figure. Sets run in the order given; each row prints when known.
 """
 
 from __future__ import annotations
