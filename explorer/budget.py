@@ -6,7 +6,7 @@ its figures are the answer's: hits are taken in rank order; each costs the token
 its document's context (a hit whose text an earlier hit's piece already holds, or that merges
 with it, costs only what is new); the first hit that would pass the budget stops the ranking;
 ``fill`` then spends what is left on the text around the hits. The app's budget table and the
-``budget`` field of ``explorer query``'s JSON are both made from it.
+``budget_use`` field of ``explorer query``'s JSON are both made from it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The budget's account (issue 39): what each hit costs of the context, the running total, and
 what the budget or k left out and why — the same figures in the library, ``explorer query``'s
-``budget`` field and the Explore page's table."""
+``budget_use`` field and the Explore page's table."""
 
 from __future__ import annotations
 
@@ -87,9 +87,10 @@ def run_query(*args: str) -> dict:  # type: ignore[type-arg]
     return json.loads(out.getvalue())
 
 
-def test_query_json_has_the_budget_field() -> None:
+def test_query_json_has_the_budget_use_field() -> None:
     got = run_query(str(GUIDE), QUESTION, "--k", "8", "--budget", "512")
-    budget = got["budget"]
+    assert got["budget"] == 512  # the budget itself stays where it was
+    budget = got["budget_use"]
     assert budget["budget"] == 512 and budget["tokens"] == got["tokens"]
     taken = [x for x in budget["lines"] if x["taken"]]
     assert [x["rank"] for x in taken] == [h["rank"] for h in got["hits"]]
@@ -104,7 +105,8 @@ def test_query_json_over_several_documents_names_each_hits_document() -> None:
     got = run_query(
         "--docs", str(GUIDE), str(SAMPLES / "refund-policy.md"), QUESTION, "--budget", "1024"
     )
-    budget = got["budget"]
+    assert got["budget"] == 1024
+    budget = got["budget_use"]
     taken = [x for x in budget["lines"] if x["taken"]]
     assert [(x["doc"], x["chunk"]) for x in taken] == [(h["doc"], h["index"]) for h in got["hits"]]
     assert budget["tokens"] == got["tokens"] and budget["hits_tokens"] <= 1024
@@ -135,3 +137,17 @@ def test_the_explore_page_shows_each_hits_cost_and_what_the_budget_left_out() ->
     summary = [m.value for m in at.markdown if "-token budget** go to" in m.value]
     assert summary and summary[0].startswith(f"**{used} of the 256-token budget** go to the ")
     assert "(this document)" in summary[0]
+
+
+def test_the_apps_json_carries_the_same_account_as_the_table() -> None:
+    at = open_app(retriever="bm25", k=10, budget=256)
+    table = next(d.value for d in at.dataframe if "adds" in d.value.columns).to_dict("records")
+    shown = [json.loads(j.value) for j in at.json]
+    answer = next(s for s in shown if isinstance(s, dict) and "budget_use" in s)
+    assert answer["budget"] == 256
+    budget = answer["budget_use"]
+    assert budget["budget"] == 256
+    lines = budget["lines"]
+    assert [(x["rank"], x["chunk"], x["cost"]) for x in lines] == [
+        (r["rank"], r["chunk"], r["adds"]) for r in table
+    ]

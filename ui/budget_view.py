@@ -1,6 +1,6 @@
 """The budget's use per hit: what each hit costs of the context, the running total against the
 budget, and what the budget (or ``k``) left out and why — drawn from one
-:class:`~explorer.budget.BudgetUse`, the account ``explorer query`` prints as its ``budget``."""
+:class:`~explorer.budget.BudgetUse`, the account ``explorer query`` prints as its ``budget_use``."""
 
 from __future__ import annotations
 

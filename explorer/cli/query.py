@@ -83,7 +83,7 @@ def query_json(args: argparse.Namespace, config: Config) -> dict[str, Any]:
     out["document"] = manifest(doc, config, chunks)["document"]
     out["chunks"] = len(chunks)
     corpus = ws.corpus(config, [doc], edits={doc.name: edits} if edits else None)
-    out["budget"] = budget_use(corpus, answer).to_json()
+    out["budget_use"] = budget_use(corpus, answer).to_json()
     out["edits"] = edits_json(edits)
     if edits:
         out["chunking"] = describe(config.to_spec() or "recommended", edits)
@@ -144,6 +144,6 @@ def corpus_query_json(args: argparse.Namespace, config: Config, question: str) -
     ]
     out["skipped"] = [{"path": display_name(s.path), "reason": s.reason} for s in loaded.skipped]
     out["chunks"] = corpus.size
-    out["budget"] = budget_use(corpus, answer).to_json()
+    out["budget_use"] = budget_use(corpus, answer).to_json()
     out["edits"] = {name: edits_json(e) for name, e in edits.items()}
     return out

@@ -48,7 +48,10 @@ def draw(
     with st.expander("What the LLM gets"):
         st.markdown(context_note(answer, length=len(doc.text)))
         count = get_measure("tokens").count
-        st.json({**answer.to_json(chunks, count=count), "document": doc.name}, expanded=1)
+        shown = {**answer.to_json(chunks, count=count), "document": doc.name}
+        if budget is not None:
+            shown["budget_use"] = budget.to_json()  # as explorer query prints it
+        st.json(shown, expanded=1)
 
 
 def hits(answer: Answer, *, doc: Document, chunks: Sequence[Chunk], config: Config) -> None:
