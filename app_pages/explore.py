@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer.budget import budget_use
 from explorer.chunking.edits import Edit, LinkEdits, decode_edits, decode_link
 from explorer.errors import ExplorerError
 from explorer.evaluation.lessons import Setting
@@ -165,7 +166,8 @@ if lesson is not None and lesson_box is not None:  # drawn above the question, o
     )
 with ask_col:
     if answer is not None and not state.present:
-        ranking.draw(answer, doc=doc, chunks=chunks, config=config, phrases=phrases)
+        use = budget_use(ws.corpus(config, [doc], edits={doc.name: edits}), answer)
+        ranking.draw(answer, doc=doc, chunks=chunks, config=config, phrases=phrases, budget=use)
     if not state.present:
         question_panel.add_to_query_set(state.source, question_key, evidence_key)
 

@@ -9,6 +9,7 @@ import json
 from typing import Any, TextIO
 
 from explorer.answer import DEFAULT_K
+from explorer.budget import budget_use
 from explorer.chunking.edits import describe, edits_for, edits_json, load_edits
 from explorer.cli.options import Subparsers, config_options, edits_option
 from explorer.cli.stderr import load_document, print_skipped, warn
@@ -81,6 +82,8 @@ def query_json(args: argparse.Namespace, config: Config) -> dict[str, Any]:
     out = answer.to_json(chunks)
     out["document"] = manifest(doc, config, chunks)["document"]
     out["chunks"] = len(chunks)
+    corpus = ws.corpus(config, [doc], edits={doc.name: edits} if edits else None)
+    out["budget_use"] = budget_use(corpus, answer).to_json()
     out["edits"] = edits_json(edits)
     if edits:
         out["chunking"] = describe(config.to_spec() or "recommended", edits)
@@ -141,5 +144,6 @@ def corpus_query_json(args: argparse.Namespace, config: Config, question: str) -
     ]
     out["skipped"] = [{"path": display_name(s.path), "reason": s.reason} for s in loaded.skipped]
     out["chunks"] = corpus.size
+    out["budget_use"] = budget_use(corpus, answer).to_json()
     out["edits"] = {name: edits_json(e) for name, e in edits.items()}
     return out

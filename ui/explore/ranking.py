@@ -9,10 +9,12 @@ from collections.abc import Sequence
 import streamlit as st
 
 from explorer.answer import Answer
+from explorer.budget import BudgetUse
 from explorer.chunking.measures import get_measure
 from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.documents.model import Document
+from ui import budget_view
 from ui.answers import candidate_rows, context_note, cut_note, evidence_rows, hit_rows
 from ui.explore import moves
 
@@ -24,10 +26,15 @@ def draw(
     chunks: Sequence[Chunk],
     config: Config,
     phrases: Sequence[str],
+    budget: BudgetUse | None = None,
 ) -> None:
-    """The ranking of ``answer`` over ``doc``'s ``chunks``, its evidence (``phrases``) and the
-    LLM's context."""
+    """The ranking of ``answer`` over ``doc``'s ``chunks``, what each hit costs of the context
+    (``budget``, its account), its evidence (``phrases``) and the LLM's context."""
     hits(answer, doc=doc, chunks=chunks, config=config)
+    if budget is not None and budget.lines:
+        cut = any(x.why in ("budget", "stopped") for x in budget.lines)
+        with st.expander("Budget: what each hit costs", expanded=cut):
+            budget_view.draw(budget)
     if phrases:
         with st.expander("Evidence: where each phrase is", expanded=not answer.complete):
             st.dataframe(
@@ -41,7 +48,10 @@ def draw(
     with st.expander("What the LLM gets"):
         st.markdown(context_note(answer, length=len(doc.text)))
         count = get_measure("tokens").count
-        st.json({**answer.to_json(chunks, count=count), "document": doc.name}, expanded=1)
+        shown = {**answer.to_json(chunks, count=count), "document": doc.name}
+        if budget is not None:
+            shown["budget_use"] = budget.to_json()  # as explorer query prints it
+        st.json(shown, expanded=1)
 
 
 def hits(answer: Answer, *, doc: Document, chunks: Sequence[Chunk], config: Config) -> None:
