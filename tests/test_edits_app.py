@@ -83,6 +83,17 @@ def test_the_suggested_repair_applies_with_one_click() -> None:
     assert verdict(at).startswith("Incomplete")
 
 
+def test_a_miss_no_single_edit_mends_shows_what_was_tried_and_the_checked_move() -> None:
+    """Lesson 5 at its failing setting: no merge, split or drop completes it, and the box says
+    so with the move that does (checked), rather than nothing (issue 36.2)."""
+    at = run({"lesson": "5-overlap-crowds-out-a-second-source"})
+    assert verdict(at).startswith("Incomplete")
+    assert not markdown(at, "**Suggested repair:**")
+    (box,) = markdown(at, "**Repair:**")
+    assert "No single edit completes it (tried " in box
+    assert "What does: raise the budget to 512 tokens (checked: complete" in box
+
+
 def test_split_and_drop_from_the_chunk_details() -> None:
     at = run(chunk=RULE_CHUNK)
     picker = next(s for s in at.selectbox if s.label == "Split this chunk after")
