@@ -93,6 +93,24 @@ def test_one_question_ranks_every_documents_chunks_and_groups_hits_by_document()
     assert verdict in [e.value for e in (*at.success, *at.error)]
 
 
+def test_when_the_budget_takes_fewer_than_k_the_page_says_the_budget_cut() -> None:
+    """At k = 5 within 256 tokens the budget holds the top 3: "Top 3 of … chunks" is followed by
+    the budget's ✂ line, and the evidence it keeps out is cut by the budget (issue 36.1)."""
+    at = corpus_page(cp_budget=256)
+    ws = Workspace(None, samples())  # type: ignore[arg-type]
+    want = ws.answer(OPENING.question, OPENING.evidence, config=CONFIG, k=5, budget=256)  # type: ignore[arg-type]
+    lim = want.limits
+    assert lim.k == 5 and lim.taken < 5 and lim.next_cost is not None
+    cut = [m.value for m in at.markdown if m.value.startswith("✂ ")]
+    assert cut == [
+        f"✂ The **256-token budget** stopped the ranking after {lim.taken} hits, before k = 5: "
+        f"{lim.left:,} tokens were left and the next hit's context needed {lim.next_cost:,}."
+    ]
+    [evidence] = table(at, "document")[-1:]
+    assert set(evidence["cut by"]) == {"token budget"}
+    assert all(e.cut_by == "budget" for e in want.evidence)
+
+
 def test_a_hit_opens_its_document_on_the_main_page_at_the_hit() -> None:
     at = corpus_page()
     want = corpus_answer()

@@ -15,7 +15,7 @@ from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.preparing import Pending
 from ui import corpus_view, frame, widgets
-from ui.answers import n_of
+from ui.answers import cut_note, n_of
 from ui.corpus.documents import SAMPLES, Entry, Gathered
 from ui.safe import md_escape, md_text
 from ui.settings import BUDGET_HELP, BUDGETS, TOP_K_MAX, budget_label
@@ -96,6 +96,9 @@ def answer_panel(
         f"{sum(1 for g in groups if g.hits)} of {len(gathered.docs)} documents "
         f"({config.retriever}); an LLM would receive **{answer.tokens:,} tokens** (cl100k)."
     )
+    cut = cut_note(answer)
+    if cut:
+        st.markdown(f"✂ {cut}")
     count = get_measure("tokens").count
     for group in groups:
         with st.container(border=True, key=f"cp_doc_{frame.content_sha(group.doc.encode())[:8]}"):
