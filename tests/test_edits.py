@@ -239,8 +239,9 @@ def test_a_merge_past_the_size_limit_and_the_model_window_is_flagged_not_refused
     assert "model_window" not in plain.issues[0] and "oversize" not in plain.issues[0]
     merged = apply_edits(doc, base, [Edit("merge", 0), Edit("merge", 0)], cfg)
     assert merged[0].size > cfg.size and "oversize" in merged[0].flags
-    found = diagnose(doc, merged)
-    assert {"oversize", "model_window"} <= set(found.issues[0])
+    found = diagnose(doc, merged)  # the chunk embedded whole: over the window too
+    assert {"edit_oversize", "model_window"} <= set(found.issues[0])
+    assert "oversize" not in found.issues[0]  # the edit made it, not a unit the splitter kept
 
 
 def test_edits_on_a_pdf_keep_pages() -> None:

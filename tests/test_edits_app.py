@@ -65,6 +65,9 @@ def test_merge_with_next_completes_the_refund_lesson_and_undo_takes_it_back() ->
     assert any("With 1 what-if edit to the chunking" in m.value for m in at.markdown)
     assert written_of(at) == "m3" and at.query_params["version"] == REFUND_VERSION
     assert any("oversize" in h.value for h in at.get("html")), "the merged chunk is flagged"
+    flags = [w.value for w in at.warning if "Oversize" in w.value]
+    assert flags and all("**Oversize by an edit**" in w for w in flags), flags
+    assert not any("could not be split" in w for w in flags), "the edit made it, not the splitter"
     at.button(key="edit_undo").click().run()
     assert verdict(at).startswith("Incomplete")
     assert overview(at).startswith("Chunking: 12 chunks")
