@@ -275,7 +275,7 @@ def test_large_structure_chunks_keep_tables_and_code_whole() -> None:
     assert counts["mid_sentence"] == 0
 
 
-# --------------------------------------------------------------------------- true under the settings
+# ---------------------------------------------------------------------- true under the settings
 
 
 def test_the_window_flag_judges_what_the_settings_embed() -> None:
