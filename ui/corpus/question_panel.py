@@ -60,12 +60,14 @@ def early_answer(
     return draw
 
 
-def open_hit(view: View, entry: Entry | None) -> None:
-    """Show the hit's document on the Explore page at the hit (:func:`corpus_view.open_at_hit`)."""
+def open_hit(view: View, entry: Entry | None, origin: corpus_view.CorpusOrigin) -> None:
+    """Show the hit's document on the Explore page at the hit (:func:`corpus_view.open_at_hit`),
+    with what the corpus said of it (the Explore page ranks one document and says so)."""
     state = st.session_state
     if entry is not None:  # the Explore page opens samples and the session's uploads
         remember(state.setdefault("uploads", {}), view.source, entry)
     view.apply(state)
+    state.cp_origin = origin
     state.cp_open = True
 
 
@@ -131,7 +133,11 @@ def answer_panel(
                         f"Open at #{h.rank}" + (f" (page {page})" if page else ""),
                         key=f"cp_open_{h.rank}",
                         on_click=open_hit,
-                        args=(target, None if h.doc in SAMPLES else gathered.entry(h.doc)),
-                        help=f"Show {md_text(h.doc)} on the main page with chunk {h.index} "
-                        "selected",
+                        args=(
+                            target,
+                            None if h.doc in SAMPLES else gathered.entry(h.doc),
+                            corpus_view.corpus_origin(answer, h),
+                        ),
+                        help=f"Show {md_text(h.doc)} on the main page, which ranks that "
+                        f"document alone, with chunk {h.index} selected",
                     )

@@ -106,6 +106,9 @@ def verdict(
     """The verdict; beside a missed one the suggested repair (not in presentation mode); how
     each phrase matched; the best hit and what the LLM would receive."""
     widgets.verdict_box(answer.verdict)
+    origin = st.session_state.get("cp_origin")
+    if origin is not None and (origin.doc, origin.question) == (doc.name, question):
+        st.info(origin.note(answer, chunks=len(chunks)))  # opened at a corpus hit
     if answer.verdict is not None and not answer.complete and not present:
         repair(ws, doc=doc, config=config, edits=edits, question=question, phrases=phrases,
                k=k, budget=budget)  # fmt: skip
