@@ -9,7 +9,8 @@ Read from an :class:`~explorer.evaluation.coverage.EvalReport`, in either scope,
   white space, white-space-only stretches left out. ``never_fraction`` is their share of the
   document's text that is not white space (white space is neither reached nor missed: a page
   no question reaches is 100% never reached, whatever new lines end it). Text here cannot be
-  the answer to any question of the set: either no question asks about it (the set is thin there) or retrieval never finds it (then it is worth a look).
+  the answer to any question of the set: either no question asks about it (the set is thin
+  there) or retrieval never finds it (then it is worth a look).
 * *always retrieved*: chunks among the hits of at least :data:`MIN_QUESTIONS` scored questions
   *and* of at least :data:`MIN_SHARE` of the scored questions that searched the document, counting
   only questions whose evidence the chunk does not overlap (*unrelated*). Such a chunk takes a
