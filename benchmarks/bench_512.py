@@ -93,7 +93,11 @@ SETS = {
         ),
         QuerySet("chroma", CHROMA / "questions.json", CHROMA / "docs", ("corpus",), False),
         QuerySet(
-            "npm", REPO / "queries" / "npm-docs" / "questions.json", NPM, ("corpus", "document"), False
+            "npm",
+            REPO / "queries" / "npm-docs" / "questions.json",
+            NPM,
+            ("corpus", "document"),
+            False,
         ),
     )
 }

@@ -48,7 +48,7 @@ from explorer.config import Config
 from explorer.corpus import Corpus, CorpusHit, CorpusPiece, DocSpan, Ranking
 from explorer.errors import SettingsError
 from explorer.retrieval.context import ContextPiece, Span, union, widen_to_budget
-from explorer.retrieval.evidence import Evidence, Limits, Verdict, check
+from explorer.retrieval.evidence import Evidence, Limits, Verdict, check, covered_by
 from explorer.retrieval.scoring import Hit
 
 DEFAULT_K = 5
@@ -264,6 +264,7 @@ def evidence_json(r: Evidence) -> dict[str, Any]:
         "rank": r.best_rank,
         "cut_by_boundary": r.cut_by_boundary,
         "cut_by": r.cut_by,
+        "reached_at": r.reached_at,
         "match": r.match,
     }
 
@@ -277,6 +278,8 @@ def limits_json(limits: Limits | None) -> dict[str, Any]:
     if limits.budget is not None:
         out["budget_left"] = limits.left
         out["next_cost"] = limits.next_cost
+        if limits.reach is not None:
+            out["budget_reach"] = limits.reach
     return out
 
 
@@ -353,6 +356,7 @@ def answer(
     contexts: dict[str, list[Span]] = {
         name: [(p.start, p.end) for p in ps] for name, ps in pieces.items()
     }
+    packed = dict(costs)  # what the hits cost before any filling
     widened: set[str] = set()
     if corpus.config.fill and budget is not None and pieces:
         widened = _fill(corpus, contexts, costs, budget)
@@ -366,6 +370,19 @@ def answer(
     else:
         context = [(p.doc, p.start, p.end) for p in flat]
     checked = _check(corpus, evidence, ranked, contexts, known, doc, limits)
+    far = max(
+        (e.reached_at for _, results in checked.values() for e in results if e.reached_at),
+        default=0,
+    )
+    if budget is not None and next_cost is None and k is not None and far > len(hits):
+        # the budget did not run out within k: how far would it go were k lifted?
+        limits = dataclasses.replace(
+            limits, reach=_reach(corpus, ranked[len(hits) : far], per, packed, budget)
+        )
+        checked = {
+            name: (doc_ranking, [_recut(e, limits) for e in results])
+            for name, (doc_ranking, results) in checked.items()
+        }
     answers: dict[str, Answer] = {}
     for name, (doc_ranking, results) in checked.items():
         if name in per or name == doc:
@@ -400,6 +417,35 @@ def answer(
         doc=doc,
         answers=answers,
     )
+
+
+def _reach(
+    corpus: Corpus,
+    more: Sequence[CorpusHit],
+    per: Mapping[str, list[Hit]],
+    costs: Mapping[str, int],
+    budget: int,
+) -> int:
+    """How many hits the budget takes when the packing of the hits (``per``, costing ``costs``)
+    goes on over ``more`` (the ranking past them), up to the first that would overflow."""
+    per = {name: list(hs) for name, hs in per.items()}
+    costs = dict(costs)
+    spent = sum(costs.values())
+    taken = sum(len(hs) for hs in per.values())
+    for h in more:
+        trial = [*per.get(h.doc, []), h.hit]
+        cost = corpus.cost_in(h.doc, corpus.pieces_in(h.doc, trial))
+        added = cost - costs.get(h.doc, 0)
+        if spent + added > budget:
+            break
+        spent += added
+        per[h.doc], costs[h.doc] = trial, cost
+        taken += 1
+    return taken
+
+
+def _recut(e: Evidence, limits: Limits) -> Evidence:
+    return dataclasses.replace(e, cut_by=limits.cut(e.reached_at)) if e.cut_by else e
 
 
 def _fill(
@@ -456,11 +502,7 @@ def _check(
         results: list[Evidence] = []
         if doc is None or name == doc:
             results = [
-                dataclasses.replace(
-                    e,
-                    doc=name if e.found else None,
-                    cut_by=limits.cut(e.best_rank) if e.found and not e.covered else None,
-                )
+                _cut(e, name, by_doc[name], corpus, limits)
                 for e in check(
                     evidence,
                     corpus.document(name).text,
@@ -474,6 +516,46 @@ def _check(
         hits = tuple(h.hit for h in by_doc[name]) if name in contexts or name == doc else ()
         out[name] = (hits, results)
     return out
+
+
+def _cut(
+    e: Evidence, name: str, ranked: Sequence[CorpusHit], corpus: Corpus, limits: Limits
+) -> Evidence:
+    """``e``, found in document ``name`` (whose chunks ``ranked`` are in corpus order), with
+    what keeps it out: the rank from which the top hits' context holds it, and the constraint
+    whose relaxing alone would take the hits to that rank."""
+    if not e.found:
+        return e
+    if e.covered:
+        return dataclasses.replace(e, doc=name)
+    at = _reached_at(e, name, ranked, corpus)
+    return dataclasses.replace(e, doc=name, reached_at=at, cut_by=limits.cut(at))
+
+
+def _reached_at(e: Evidence, name: str, ranked: Sequence[CorpusHit], corpus: Corpus) -> int | None:
+    """The corpus rank of the fewest of the document's best-ranked chunks whose context (without
+    filling) holds an occurrence of ``e``: its best chunk's rank, or sooner where neighbours, a
+    section, a table's header rows or two retrieved neighbours hold it (``None``: none do).
+    Coverage never falls as hits are added, so the fewest is found by halving."""
+
+    def holds(n: int) -> bool:
+        pieces = corpus.pieces_in(name, [h.hit for h in ranked[:n]])
+        merged = union([(p.start, p.end) for p in pieces])
+        return any(covered_by(sp, merged) for sp in e.spans)
+
+    hi = len(ranked)
+    if e.best_rank is not None:
+        hi = next(i + 1 for i, h in enumerate(ranked) if h.rank == e.best_rank)
+    elif not holds(hi):
+        return None
+    lo = 0  # holds(lo) is false (no hit holds it), holds(hi) is true
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if holds(mid):
+            hi = mid
+        else:
+            lo = mid
+    return ranked[hi - 1].rank
 
 
 def _pick(

@@ -113,7 +113,7 @@ class _Shared:
         self.edited_retrievers: Memo[tuple[str, str, str], Retriever] = Memo(EDITED)
         self.folders: Memo[tuple[str, bool, str], Loaded] = Memo(8)
         # derived work, keyed as the chunkings are (see "Derived work" at the end of Workspace)
-        self.diagnoses: Memo[tuple[str, str, bool], Diagnosis] = Memo(4 * keep)
+        self.diagnoses: Memo[tuple[str, str, bool, str], Diagnosis] = Memo(4 * keep)
         self.table_audits: Memo[tuple[str, str], TablesByChunk] = Memo(4 * keep)
         self.version_diffs: Memo[tuple[str, str, str], ChunkDiff] = Memo(16)
         self.loads = 0
@@ -659,20 +659,32 @@ class Workspace:
         """The diagnostics of the document's chunks under ``config`` and ``edits``
         (:func:`explorer.chunking.diagnostics.diagnose`), each chunk's embedded text with the
         heading path when ``config.heading_prefix`` is on, counted in the model's word pieces."""
-        from explorer.chunking.diagnostics import diagnose
-        from explorer.chunking.measures import get_measure
+        from explorer.chunking.diagnostics import SPECIAL_TOKENS, diagnose
+        from explorer.chunking.measures import count_each, get_measure
 
         d = self.document(doc)
-        key = (d.key, self.chunking_key(config, edits=edits), config.heading_prefix)
-        return self._shared.diagnoses.get(
-            key,
-            lambda: diagnose(
+        embeds = "none" if config.retriever == "bm25" else config.dense
+        key = (d.key, self.chunking_key(config, edits=edits), config.heading_prefix, embeds)
+
+        def make() -> Diagnosis:
+            chunks = self.chunks(d, config, edits=edits)
+            measure = get_measure("model-tokens")
+            embedded: list[int] | None = None  # chunks embedded whole: their own text
+            if embeds == "none":  # BM25 embeds nothing
+                embedded = [0] * len(chunks)
+            elif embeds == "passages":  # the passages each chunk holds are what is embedded
+                r = self.retriever(d, config, edits=edits)
+                each = [n + SPECIAL_TOKENS for n in count_each(measure, r.dense_texts)]
+                embedded = [max(each[lo:hi], default=0) for lo, hi in r.held]
+            return diagnose(
                 d,
-                self.chunks(d, config, edits=edits),
+                chunks,
                 heading_prefix=config.heading_prefix,
-                model_measure=get_measure("model-tokens"),
-            ),
-        )
+                model_measure=measure,
+                embedded=embedded,
+            )
+
+        return self._shared.diagnoses.get(key, make)
 
     def table_audit(
         self, doc: str | Document, config: Config, *, edits: Sequence[Edit] = ()

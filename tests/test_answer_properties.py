@@ -33,7 +33,7 @@ from explorer.retrieval.context import ContextPiece, context_pieces, union
 from explorer.retrieval.evidence import locate
 from explorer.retrieval.retriever import Retriever
 from explorer.retrieval.scoring import Hit
-from tests.conftest import answer_one, make_doc, rank_one, retriever_of
+from tests.conftest import SAMPLES, answer_one, load_cached, make_doc, rank_one, retriever_of
 from tests.test_properties_eval import (
     chars,
     markdown_texts,
@@ -289,6 +289,74 @@ def test_without_a_budget_the_top_k_are_the_hits_and_coverage_never_falls_as_k_g
         assert chars(a.context) <= chars(b.context)
         assert b.covered or not a.covered
         assert all(y.covered or not x.covered for x, y in zip(a.evidence, b.evidence, strict=True))
+
+
+# --------------------------------------------------------------------------- what cut a phrase
+
+
+@given(case=cases(), data=st.data())
+def test_what_cut_a_phrase_is_the_limit_whose_lifting_alone_brings_it_in(
+    case: Case, data: st.DataObject
+) -> None:
+    """``cut_by`` against a brute force: answer again with k lifted alone, with the budget
+    lifted alone, and with both, and see whether the phrase comes in (issue 36.1)."""
+    k = ks_of(data, case)
+    candidates = case.ranking[:k] if k is not None else case.ranking
+    budget = data.draw(st.one_of(st.none(), st.just(budget_of(data, case, candidates))), "b")
+    a = case.answer(k=k, budget=budget)
+    lifted_k = case.answer(k=None, budget=budget)
+    lifted_budget = case.answer(k=k)
+    lifted_both = case.answer(k=None)
+    sentence = a.verdict.sentence() if a.verdict is not None else ""
+    for i, e in enumerate(a.evidence):
+        if not e.found or e.covered:
+            assert e.cut_by is None
+            continue
+        by_k, by_budget = lifted_k.evidence[i].covered, lifted_budget.evidence[i].covered
+        assert not (by_k and by_budget)  # either alone would reach it: the answer already does
+        expected = (
+            "k" if by_k
+            else "budget" if by_budget
+            else "both" if lifted_both.evidence[i].covered
+            else "not retrieved"
+        )  # fmt: skip
+        assert e.cut_by == expected, (e, a.limits)
+        if expected == "not retrieved":
+            assert e.reached_at is None
+        else:  # the hits to that rank, and no fewer, hold it
+            assert e.reached_at is not None
+            assert case.answer(k=e.reached_at).evidence[i].covered
+            assert e.reached_at == 1 or not case.answer(k=e.reached_at - 1).evidence[i].covered
+        if e.chunk_indices and k is not None and expected != "k":
+            assert f"{e.phrase!r} is in chunk {e.chunk_indices[0]}, ranked" in sentence
+            assert f"below the top {k}" not in sentence.split(repr(e.phrase), 2)[1]
+
+
+def test_the_refund_line_of_the_issue_needs_both_the_budget_and_k() -> None:
+    """``--k 3 --budget 120`` at 250 characters: the budget holds the top 2 and the exception's
+    chunk ranks 5th, so neither raising k (the budget still stops after 2) nor lifting the budget
+    (k = 3 still stops before the 5th) brings it in."""
+    doc = load_cached(SAMPLES / "refund-policy.md")
+    config = Config(retriever="bm25").replace(
+        splitter="fixed", unit="chars", size=250, overlap=0, fill=False, carry=0.0
+    )
+    r = retriever_of(doc, config)
+    # the CLI's hybrid ranking puts the exception's chunk (4) 5th; so does this one
+    ranking = [Hit(n + 1, i, 1.0 / (n + 1), "bm25") for n, i in enumerate(range(len(r.chunks)))]
+    phrase = "does not apply to downloaded materials"
+    a = answer_one(r, "q", [phrase], k=3, budget=120, ranking=ranking)
+    [e] = a.evidence
+    assert a.limits is not None and a.limits.taken == 2 and e.best_rank == 5
+    assert e.cut_by == "both" and e.reached_at == 5
+    assert not answer_one(r, "q", [phrase], k=15, budget=120, ranking=ranking).covered
+    assert not answer_one(r, "q", [phrase], k=3, ranking=ranking).covered
+    assert answer_one(r, "q", [phrase], k=5, budget=1000, ranking=ranking).covered
+    sentence = str(a.verdict)
+    assert e.chunk_indices == (4,)
+    assert "below the top 3" not in sentence
+    assert "the 120-token budget held the top 2" in sentence and "both the budget and k" in sentence
+    at_k5 = answer_one(r, "q", [phrase], k=5, budget=120, ranking=ranking)
+    assert at_k5.evidence[0].cut_by == "budget" and "within the top 5" in str(at_k5.verdict)
 
 
 # --------------------------------------------------------------------------- filling the budget

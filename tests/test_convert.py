@@ -272,3 +272,34 @@ def test_eval_and_convert_refuse_an_outside_name_with_the_same_message(tmp_path:
         by_convert
         == f"error: set.jsonl: line 1: {refusal} (--skip-bad leaves such questions out)\n"
     )
+
+
+@pytest.mark.slow
+def test_convert_jsonl_finds_evidence_by_the_rule_eval_finds_it_by(tmp_path: Path) -> None:
+    """The project's boundary questions, their evidence given as phrases over the evaluation's
+    documents (PDFs among them): every question converts, and each span kept is where ``eval``
+    locates the phrase (issue 36.10: one rule for "located")."""
+    from explorer.config import Config
+    from explorer.workspace import Workspace
+
+    docs = REPO / "queries" / "docs"
+    questions = json.loads((REPO / "queries" / "boundary-questions.json").read_text("utf-8"))
+    src = tmp_path / "set.jsonl"
+    src.write_text(
+        "".join(
+            json.dumps({"id": q["id"], "question": q["query"], "doc": q["doc"],
+                        "evidence": q["evidence"]}) + "\n"
+            for q in questions
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    items = convert_jsonl(src, docs).items  # none is refused
+    assert len(items) == len(questions)
+    assert any(q["doc"].endswith(".pdf") for q in items)
+    ws = Workspace(docs)
+    config = Config(retriever="bm25")
+    for item in items:
+        answer = ws.ask(item["doc"], item["query"], item["evidence"], config=config, k=1)
+        assert all(e.found for e in answer.evidence), item["id"]
+        for e, span in zip(answer.evidence, item.get("spans", []), strict=False):
+            assert span is None or tuple(span) in e.spans, (item["id"], e.phrase)

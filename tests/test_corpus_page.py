@@ -93,6 +93,24 @@ def test_one_question_ranks_every_documents_chunks_and_groups_hits_by_document()
     assert verdict in [e.value for e in (*at.success, *at.error)]
 
 
+def test_when_the_budget_takes_fewer_than_k_the_page_says_the_budget_cut() -> None:
+    """At k = 5 within 256 tokens the budget holds the top 3: "Top 3 of … chunks" is followed by
+    the budget's ✂ line, and the evidence it keeps out is cut by the budget (issue 36.1)."""
+    at = corpus_page(cp_budget=256)
+    ws = Workspace(None, samples())  # type: ignore[arg-type]
+    want = ws.answer(OPENING.question, OPENING.evidence, config=CONFIG, k=5, budget=256)  # type: ignore[arg-type]
+    lim = want.limits
+    assert lim.k == 5 and lim.taken < 5 and lim.next_cost is not None
+    cut = [m.value for m in at.markdown if m.value.startswith("✂ ")]
+    assert cut == [
+        f"✂ The **256-token budget** stopped the ranking after {lim.taken} hits, before k = 5: "
+        f"{lim.left:,} tokens were left and the next hit's context needed {lim.next_cost:,}."
+    ]
+    [evidence] = table(at, "document")[-1:]
+    assert set(evidence["cut by"]) == {"token budget"}
+    assert all(e.cut_by == "budget" for e in want.evidence)
+
+
 def test_a_hit_opens_its_document_on_the_main_page_at_the_hit() -> None:
     at = corpus_page()
     want = corpus_answer()
@@ -105,6 +123,32 @@ def test_a_hit_opens_its_document_on_the_main_page_at_the_hit() -> None:
     question = at.text_input(key=query_keys(other.doc)[0])
     assert question.value == OPENING.question
     assert at.selectbox(key="splitter").value == CONFIG.chunking.splitter
+
+
+def test_a_hit_opened_on_the_main_page_says_it_ranks_one_document_and_what_the_corpus_said() -> (
+    None
+):
+    """At k = 5 within 256 tokens the corpus misses the evidence; opened at a hit, the main page
+    ranks one document and says so, with the hit's corpus rank and the corpus's verdict — never
+    a silent "Complete" (issue 36.4)."""
+    at = corpus_page(cp_budget=256)
+    ws = Workspace(None, samples())  # type: ignore[arg-type]
+    want = ws.answer(OPENING.question, OPENING.evidence, config=CONFIG, k=5, budget=256)  # type: ignore[arg-type]
+    assert want.verdict is not None and not want.complete
+    hit = next(h for h in want.hits if h.doc == "refund-policy.md")
+    at.button(key=f"cp_open_{hit.rank}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["source"] == hit.doc
+    [note] = [i.value for i in at.info if i.value.startswith("**Scope: one document.**")]
+    assert f"all {len(want.ranking):,} chunks of {len(want.documents)} documents" in note
+    assert f"where this hit was **#{hit.rank}**" in note
+    sentence = want.verdict.sentence()
+    assert f"Over the corpus: *{sentence[:1].upper() + sentence[1:]}*" in note
+    # the one document holds the evidence within 256 tokens: the page says the corpus did not
+    local = [e.value for e in (*at.success, *at.error) if e.value.startswith(("Complete", "Inc"))]
+    assert local == ["Complete: every evidence phrase is inside the retrieved text"]
+    assert note.endswith("within this one document the evidence is in the context; over the "
+                         "corpus it was not.")  # fmt: skip
 
 
 def test_uploads_join_and_bad_or_duplicate_files_are_listed(tmp_path: Path) -> None:

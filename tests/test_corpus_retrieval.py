@@ -346,12 +346,37 @@ def test_never_and_always_retrieved_on_a_small_set() -> None:
         assert reach.questions == 6
         appendix = text.index("An appendix")
         assert reach.never == ((appendix, len(text)),)
-        assert reach.never_fraction == pytest.approx((len(text) - appendix) / len(text))
+        visible = len("".join(text.split()))
+        assert reach.never_fraction == pytest.approx(
+            len("".join(text[appendix:].split())) / visible
+        )
         [always] = reach.always
         assert text[always.start : always.end] == BOILERPLATE
         assert always.questions == always.unrelated >= 4  # unrelated to every question it serves
     strict = retrieval_map(report, ws, min_questions=7)["rules.txt"]
     assert strict.always == ()
+
+
+def test_a_page_no_question_reaches_is_wholly_never_reached() -> None:
+    """White space is neither reached nor missed: the untouched page is 100% never reached,
+    not 99.9% for the new lines that end it (issue 36.10)."""
+    body = "\n\n".join(f"The {t} rule is number {n}." for n, t in enumerate(TOPICS))
+    other = "Kestrel nesting sites along the ridge.\n\nMigration notes in spring.\n\n\n"
+    docs = {
+        "rules.txt": make_doc(body, name="rules.txt"),
+        "birds.txt": make_doc(other, name="birds.txt"),
+    }
+    qs = [
+        Query(t, "rules.txt", f"{t} rule", (f"{t} rule is number {n}",))
+        for n, t in enumerate(TOPICS)
+    ]
+    ws = Workspace(None, docs)
+    config = PARAGRAPHS.replace(size=50, neighbours=0, merge=False, fill=False)
+    report = evaluate(qs, ws, config, ks=(1,), budgets=(), scope="corpus")
+    birds = retrieval_map(report, ws)["birds.txt"]
+    assert birds.never == ((0, len(other.rstrip())),)
+    assert birds.never_fraction == 1.0
+    assert f"{birds.never_fraction:.1%}" == "100.0%"
 
 
 def test_never_reached_trims_white_space() -> None:

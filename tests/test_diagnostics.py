@@ -15,7 +15,7 @@ from explorer.chunking.diagnostics import (
     embedded_text,
     issue,
 )
-from explorer.chunking.measures import MODEL_WINDOW, Words
+from explorer.chunking.measures import MODEL_WINDOW, Words, get_measure
 from explorer.chunking.records import Chunk, ChunkSettings
 from explorer.chunking.splitters import split
 from explorer.documents.load import load_path
@@ -225,6 +225,7 @@ def test_counts_and_flagged() -> None:
         "orphan_heading": 0,
         "model_window": 0,
         "oversize": 2,
+        "edit_oversize": 0,
     }
     assert d.flagged() == [1, 2]
     assert issue("oversize").label == "Oversize unit"
@@ -272,3 +273,48 @@ def test_large_structure_chunks_keep_tables_and_code_whole() -> None:
     assert counts["code_fence"] == 0
     assert counts["table_header"] == 0
     assert counts["mid_sentence"] == 0
+
+
+# ---------------------------------------------------------------------- true under the settings
+
+
+def test_the_window_flag_judges_what_the_settings_embed() -> None:
+    """600-token chunks of the field manual: embedded whole, some need more than the window;
+    with dense scores from passages (the default) a chunk is flagged only where a passage it
+    holds does; BM25 embeds nothing (issue 36.5)."""
+    from explorer.config import Config
+    from explorer.workspace import Workspace
+
+    ws = Workspace(SAMPLES)
+    doc = "field-manual.pdf"
+    whole = Config().replace(size=600, dense="chunks")
+    assert ws.diagnosis(doc, whole).counts()["model_window"] > 0
+    passages = Config().replace(size=600)
+    assert passages.dense == "passages"
+    r = ws.retriever(doc, passages)
+    measure = get_measure("model-tokens")
+    over = [
+        any(measure.count(t) + SPECIAL_TOKENS > MODEL_WINDOW for t in r.embedded_for(i))
+        for i in range(len(r.chunks))
+    ]
+    flagged = ["model_window" in codes for codes in ws.diagnosis(doc, passages).issues]
+    assert flagged == over
+    assert not all(flagged) and sum(flagged) < ws.diagnosis(doc, whole).counts()["model_window"]
+    assert (
+        ws.diagnosis(doc, Config(retriever="bm25").replace(size=600)).counts()["model_window"] == 0
+    )
+
+
+def test_a_chunk_an_edit_made_oversize_says_the_edit_made_it() -> None:
+    """A merge over the size limit is "Oversize by an edit", not a unit that could not be split."""
+    from explorer.chunking.edits import Edit
+    from explorer.config import Config
+    from explorer.workspace import Workspace
+
+    ws = Workspace(SAMPLES)
+    config = Config(retriever="bm25")
+    merged = ws.diagnosis("field-manual.pdf", config, edits=[Edit("merge", 3)])
+    assert merged.issues[3] == ("edit_oversize",) or "edit_oversize" in merged.issues[3]
+    assert "oversize" not in merged.issues[3]
+    described = issue("edit_oversize").description
+    assert "edit" in described and "could not be split" not in described

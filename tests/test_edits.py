@@ -48,7 +48,7 @@ from explorer.documents.model import Document
 from explorer.errors import EditError
 from explorer.evaluation.lessons import Lesson, load_lessons
 from explorer.export import manifest, records
-from explorer.repair import candidates, suggest_repair
+from explorer.repair import NoRepair, candidates, repair_or_move, suggest_repair
 from explorer.workspace import Workspace
 from tests.conftest import SAMPLES, load_cached, make_doc, rank_chunks
 from ui.view_state import reapplied_note
@@ -239,8 +239,9 @@ def test_a_merge_past_the_size_limit_and_the_model_window_is_flagged_not_refused
     assert "model_window" not in plain.issues[0] and "oversize" not in plain.issues[0]
     merged = apply_edits(doc, base, [Edit("merge", 0), Edit("merge", 0)], cfg)
     assert merged[0].size > cfg.size and "oversize" in merged[0].flags
-    found = diagnose(doc, merged)
-    assert {"oversize", "model_window"} <= set(found.issues[0])
+    found = diagnose(doc, merged)  # the chunk embedded whole: over the window too
+    assert {"edit_oversize", "model_window"} <= set(found.issues[0])
+    assert "oversize" not in found.issues[0]  # the edit made it, not a unit the splitter kept
 
 
 def test_edits_on_a_pdf_keep_pages() -> None:
@@ -686,6 +687,34 @@ def test_a_suggested_repair_really_completes_each_lesson(lesson: Lesson) -> None
         for other in candidates(ws.document(lesson.doc), chunks, before):
             tried = ws.ask(lesson.doc, lesson.question, lesson.evidence, edits=(other,), **how)
             assert not tried.complete, other
+
+
+def test_a_miss_no_single_edit_mends_says_what_was_tried_and_the_checked_next_move() -> None:
+    """Lesson 5 (overlap crowds out a second source, k = 7 within 256 tokens): no merge, split
+    or drop near the evidence completes it; the repair says so, what it tried, and the move that
+    does, which answering with it confirms (issue 36.2)."""
+    [lesson] = [x for x in load_lessons() if x.name.startswith("5-")]
+    ws = Workspace(SAMPLES)
+    s = lesson.failing
+    how = {"config": s.config, "k": s.k, "budget": s.budget}
+    assert suggest_repair(ws, lesson.doc, lesson.question, lesson.evidence, **how) is None
+    found = repair_or_move(ws, lesson.doc, lesson.question, lesson.evidence, **how)
+    assert isinstance(found, NoRepair) and found.tried and found.move is not None
+    for edit in found.tried:  # truly none of them completes it
+        assert not ws.ask(
+            lesson.doc, lesson.question, lesson.evidence, edits=(edit,), **how
+        ).complete
+    move = found.move
+    again = ws.ask(lesson.doc, lesson.question, lesson.evidence, config=move.config, k=move.k,
+                   budget=move.budget)  # fmt: skip
+    assert again.complete and move.answer is not None and move.answer.tokens == again.tokens
+    assert (move.k, move.budget, move.config) != (s.k, s.budget, s.config)
+    out = found.to_json()
+    assert out["edit"] is None and out["single_edit"] is False
+    assert len(out["tried"]) == len(found.tried) and out["next_move"]["checked"] is True
+    sentence = out["description"]
+    assert sentence.startswith("No single edit completes it (tried ")
+    assert f"What does: {move.description} (checked: complete" in sentence
 
 
 @given(case=edited(), prefix=st.sampled_from(["", "Intro.\n\n", "# New title\n\nA line. "]))

@@ -65,6 +65,9 @@ def test_merge_with_next_completes_the_refund_lesson_and_undo_takes_it_back() ->
     assert any("With 1 what-if edit to the chunking" in m.value for m in at.markdown)
     assert written_of(at) == "m3" and at.query_params["version"] == REFUND_VERSION
     assert any("oversize" in h.value for h in at.get("html")), "the merged chunk is flagged"
+    flags = [w.value for w in at.warning if "Oversize" in w.value]
+    assert flags and all("**Oversize by an edit**" in w for w in flags), flags
+    assert not any("could not be split" in w for w in flags), "the edit made it, not the splitter"
     at.button(key="edit_undo").click().run()
     assert verdict(at).startswith("Incomplete")
     assert overview(at).startswith("Chunking: 12 chunks")
@@ -81,6 +84,17 @@ def test_the_suggested_repair_applies_with_one_click() -> None:
     assert not markdown(at, "**Suggested repair:**"), "nothing to repair once complete"
     at.button(key="clear_edits").click().run()
     assert verdict(at).startswith("Incomplete")
+
+
+def test_a_miss_no_single_edit_mends_shows_what_was_tried_and_the_checked_move() -> None:
+    """Lesson 5 at its failing setting: no merge, split or drop completes it, and the box says
+    so with the move that does (checked), rather than nothing (issue 36.2)."""
+    at = run({"lesson": "5-overlap-crowds-out-a-second-source"})
+    assert verdict(at).startswith("Incomplete")
+    assert not markdown(at, "**Suggested repair:**")
+    (box,) = markdown(at, "**Repair:**")
+    assert "No single edit completes it (tried " in box
+    assert "What does: raise the budget to 512 tokens (checked: complete" in box
 
 
 def test_split_and_drop_from_the_chunk_details() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from explorer.answer import Answer
+from explorer.answer import Answer, CorpusAnswer
 from explorer.chunking.records import Chunk
 from explorer.retrieval.evidence import Evidence, ordinal
 from explorer.retrieval.scoring import Hit
@@ -92,25 +92,38 @@ MATCH_WORDS = {
 """How a phrase was found, in the evidence table."""
 
 
-CUT_WORDS = {"k": "top k", "budget": "token budget", "not retrieved": "not retrieved"}
-"""What kept a phrase out of the context, in the evidence table."""
+CUT_WORDS = {
+    "k": "top k",
+    "budget": "token budget",
+    "both": "both k and the budget",
+    "not retrieved": "not retrieved",
+}
+"""What keeps a phrase out of the context (the limit whose lifting alone would bring it in), in
+the evidence table."""
 
 
-def cut_note(answer: Answer) -> str | None:
-    """Where the ranking was cut and by what (Markdown), or ``None`` when every chunk is a hit."""
+def cut_note(answer: Answer | CorpusAnswer) -> str | None:
+    """Where the ranking was cut and by what (Markdown), or ``None`` when every chunk is a hit:
+    the budget when it ran out before the top k (saying so), else k (with the budget's room)."""
     lim = answer.limits
     if lim is None or lim.taken >= len(answer.ranking):
         return None
     taken = n_of(lim.taken, "hit")
     if lim.budget is not None and (lim.k is None or lim.taken < lim.k):
-        why = f"the **{lim.budget:,}-token budget** stopped the ranking after {taken}"
+        before = f", before k = {lim.k}" if lim.k is not None else ""
+        why = f"the **{lim.budget:,}-token budget** stopped the ranking after {taken}{before}"
         if lim.left is not None and lim.next_cost is not None:
             why += (
                 f": {lim.left:,} tokens were left and the next hit's context needed "
                 f"{lim.next_cost:,}"
             )
         return why[:1].upper() + why[1:] + "."
-    return f"**k = {lim.k}** stopped the ranking after {taken}."
+    room = (
+        f" (the {lim.budget:,}-token budget had {lim.left:,} tokens left)"
+        if lim.budget is not None and lim.left is not None
+        else ""
+    )
+    return f"**k = {lim.k}** stopped the ranking after {taken}{room}."
 
 
 def candidate_rows(

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.answer import CorpusAnswer
+from explorer.answer import Answer, CorpusAnswer
 from explorer.chunking.diagnostics import Diagnosis
 from explorer.chunking.records import Chunk
 from explorer.config import Config
@@ -18,6 +18,7 @@ from explorer.evaluation.reach import DocumentReach
 from explorer.retrieval.evidence import Evidence, ordinal
 from ui import answers, render
 from ui.answers import CUT_WORDS
+from ui.safe import md_text
 from ui.view_state import View
 
 NEVER_COLOR = "#9aa5b1"
@@ -127,6 +128,55 @@ def open_at_hit(
         chunk=hit.index,
         page=chunk.page_start or 1,
         uploaded=uploaded,
+    )
+
+
+@dataclass(frozen=True)
+class CorpusOrigin:
+    """What the Corpus page said of a hit opened on the Explore page, which ranks one document:
+    kept so that the opened view says its scope changed and what the corpus said."""
+
+    doc: str
+    question: str
+    rank: int
+    """The hit's rank over the corpus."""
+    chunks: int
+    """Chunks the corpus ranked."""
+    documents: int
+    verdict: str | None
+    """The corpus's verdict, as a sentence (``None``: no evidence)."""
+    complete: bool
+
+    def note(self, local: Answer | None, *, chunks: int) -> str:
+        """Markdown: this view ranks one document (``chunks`` of them), the corpus ranked
+        every document's; the hit's corpus rank, the corpus verdict, and where they differ."""
+        out = (
+            f"**Scope: one document.** This page ranks the {chunks:,} chunks of "
+            f"{md_text(self.doc)} alone; the Corpus page ranked all {self.chunks:,} chunks of "
+            f"{self.documents} documents, where this hit was **#{self.rank}**."
+        )
+        if self.verdict is not None:
+            sentence = self.verdict[:1].upper() + self.verdict[1:]
+            out += f" Over the corpus: *{md_text(sentence)}*"
+            if local is not None and local.complete and not self.complete:
+                out += (
+                    " — within this one document the evidence is in the context; over the "
+                    "corpus it was not."
+                )
+        return out
+
+
+def corpus_origin(answer: CorpusAnswer, hit: CorpusHit) -> CorpusOrigin:
+    """What the corpus said of ``hit`` (for :meth:`CorpusOrigin.note`)."""
+    verdict = answer.verdict
+    return CorpusOrigin(
+        doc=hit.doc,
+        question=answer.question,
+        rank=hit.rank,
+        chunks=len(answer.ranking),
+        documents=len(answer.documents),
+        verdict=None if verdict is None else verdict.sentence(),
+        complete=answer.complete,
     )
 
 

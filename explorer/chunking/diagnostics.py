@@ -15,11 +15,16 @@ and names a problem a person would see when reading the chunk on its own:
 ``orphan_heading``
     the chunk ends with a heading whose section text is in the next chunk;
 ``model_window``
-    the text that would be embedded needs more than the embedding model's window
-    (:data:`explorer.measures.MODEL_WINDOW` word pieces including the two special tokens), so
-    the model would silently drop its tail;
+    a text embedded for the chunk under the current settings needs more than the embedding
+    model's window (:data:`explorer.measures.MODEL_WINDOW` word pieces including the two special
+    tokens), so the model would silently drop its tail: the chunk itself where chunks are
+    embedded whole, a passage it holds where dense scores come from passages, nothing under BM25
+    (see ``embedded`` of :func:`diagnose`);
 ``oversize``
-    the chunk is over the size limit because one unit (a sentence, a block) could not be split.
+    the splitter made the chunk over the size limit because one unit (a sentence, a block) could
+    not be split;
+``edit_oversize``
+    a what-if edit (a merge) made the chunk over the size limit: the splitter did not.
 
 ``diagnose`` returns a :class:`Diagnosis` with the issues of every chunk and the counts.
 """
@@ -73,13 +78,19 @@ ISSUES: tuple[Issue, ...] = (
     Issue(
         "model_window",
         f"Over {MODEL_WINDOW}-piece window",
-        f"the embedded text needs more than {MODEL_WINDOW} word pieces (with the 2 special "
-        "tokens); the model silently drops the rest",
+        f"has a text embedded under these settings (the chunk, or a passage of it) that needs "
+        f"more than {MODEL_WINDOW} word pieces (with the 2 special tokens); the model silently "
+        "drops the rest",
     ),
     Issue(
         "oversize",
         "Oversize unit",
         "is over the size limit because one unit (a sentence or block) could not be split",
+    ),
+    Issue(
+        "edit_oversize",
+        "Oversize by an edit",
+        "is over the size limit because a what-if edit (a merge) made it so, not the splitter",
     ),
 )
 ISSUE_CODES: tuple[str, ...] = tuple(i.code for i in ISSUES)
@@ -186,12 +197,16 @@ def diagnose(
     heading_prefix: bool = False,
     model_measure: Measure | None = None,
     window: int = MODEL_WINDOW,
+    embedded: Sequence[int] | None = None,
 ) -> Diagnosis:
     """Check every chunk of ``doc``; see the module docstring for what each issue means.
 
     ``model_measure`` counts the embedding model's word pieces (default: the bundled
     all-MiniLM-L6-v2 tokenizer); the embedded text of a chunk needs its count plus the two
-    special tokens, and more than ``window`` means the model truncates it.
+    special tokens, and more than ``window`` means the model truncates it. ``embedded``, when
+    given, is for each chunk the word pieces (special tokens included) of the longest text the
+    current settings embed for it — a passage it holds, or 0 when nothing is embedded — and the
+    window is judged on that instead of on the chunk's own text.
     """
     measure = model_measure if model_measure is not None else get_measure("model-tokens")
     structure = _Structure(doc)
@@ -202,7 +217,10 @@ def diagnose(
             measure, [embedded_text(c, heading_prefix=heading_prefix) for c in chunks]
         )
     ]  # in one batch, on every core
-    for chunk, n in zip(chunks, pieces, strict=True):
+    judged = pieces if embedded is None else list(embedded)
+    if len(judged) != len(chunks):
+        raise ValueError("embedded must give one count per chunk")
+    for chunk, n in zip(chunks, judged, strict=True):
         s, e = chunk.start, chunk.end
         found: set[str] = set()
         end_in_code = structure.inside_code(e)
@@ -217,7 +235,7 @@ def diagnose(
         if n > window:
             found.add("model_window")
         if "oversize" in chunk.flags:
-            found.add("oversize")
+            found.add("edit_oversize" if "edited" in chunk.flags else "oversize")
         issues.append(tuple(sorted(found, key=_ISSUE_ORDER.__getitem__)))
     return Diagnosis(tuple(issues), tuple(pieces))
 

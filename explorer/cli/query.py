@@ -88,9 +88,9 @@ def query_json(args: argparse.Namespace, config: Config) -> dict[str, Any]:
     if edits:
         out["chunking"] = describe(config.to_spec() or "recommended", edits)
     if answer.verdict is not None and not answer.complete:
-        from explorer.repair import suggest_repair
+        from explorer.repair import repair_or_move
 
-        repair = suggest_repair(
+        repair = repair_or_move(
             ws, doc, question, args.evidence, config=config, edits=edits, k=args.k,
             budget=args.budget,
         )  # fmt: skip

@@ -12,8 +12,9 @@ Two inputs:
 * **JSON Lines** for similar sets: one object a line with ``question`` (or ``query``), ``doc`` (a
   file in the documents folder), an optional ``id`` (default ``j001``, …), and the evidence as
   ``references`` (as Chroma's), ``spans`` (``[[start, end], ...]``: the evidence is the text
-  there) or ``evidence`` (exact strings; each must occur in the document, and its span is kept
-  when it occurs once).
+  there) or ``evidence`` (phrases; each must be found in the document by the rule ``explorer
+  eval`` finds it by — :func:`explorer.retrieval.evidence.locate` over the loaded document, a
+  PDF's text too — and its span is kept when it stands there once).
 
 Every reference is checked against the document's text (the file's bytes as UTF-8, which is what
 the offsets count in code points): a reference whose offsets lie outside the text, or whose
@@ -32,8 +33,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from explorer.documents.model import SUPPORTED_SUFFIXES
-from explorer.errors import JSONTextError, QuerySetError
+from explorer.documents.model import SUPPORTED_SUFFIXES, Document
+from explorer.errors import ExplorerError, JSONTextError, QuerySetError
 from explorer.jsontext import loads_bounded
 from explorer.workspace import Workspace
 
@@ -80,6 +81,19 @@ class _Texts:
         if name not in self._texts:
             self._texts[name] = self._read(name)
         return self._texts[name]
+
+    def document(self, name: str) -> tuple[str, Document]:
+        """(the file's name, the document as every command loads it: a PDF's text layer too)."""
+        try:
+            inside = self._folder.inside(name)
+        except QuerySetError as exc:
+            raise _Bad(str(exc)) from None
+        if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES or not inside.is_file():
+            raise _Bad(f"document {name!r} is not a file in {self.folder}")
+        try:
+            return inside.name, self._folder.document(name)
+        except ExplorerError as exc:
+            raise _Bad(str(exc)) from None
 
     def _read(self, name: str) -> tuple[str, str]:
         try:
@@ -152,6 +166,32 @@ def _references(raw: Any, text: str, doc: str) -> list[tuple[str, tuple[int, int
         span = _span([ref["start_index"], ref["end_index"]], f"reference {n}'s offsets")
         out.append((_check(text, doc, span, ref["content"]), span))
     return out
+
+
+def _located(texts: _Texts, name: str, raw: Any) -> tuple[str, list[tuple[str, Any]]]:
+    """Exact-string evidence found in the document by the rule ``explorer eval`` finds it by
+    (:func:`explorer.retrieval.evidence.locate` over the loaded document, PDFs too, and a
+    Markdown document's rendered page): the file's name, and each phrase with its span where
+    it stands once (as written, when it occurs once so; else as located, when located once)."""
+    if not isinstance(raw, list) or not raw or not all(isinstance(e, str) for e in raw):
+        raise _Bad("'evidence' must be a non-empty list of exact strings")
+    name, doc = texts.document(name)
+    from explorer.documents.markdown_view import rendered_text
+    from explorer.retrieval.evidence import locate
+
+    rendered = rendered_text(doc)
+    refs: list[tuple[str, Any]] = []
+    for e in raw:
+        spans = locate(e, doc.text, rendered) if e.strip() else []
+        if not spans:
+            raise _Bad(f"the evidence {_clip(e)} does not occur in {name}")
+        at = doc.text.find(e)
+        exact = (at, at + len(e))
+        if at >= 0 and doc.text.find(e, at + 1) < 0 and exact in spans:
+            refs.append((e, exact))
+        else:
+            refs.append((e, spans[0] if len(spans) == 1 else None))
+    return name, refs
 
 
 def _item(qid: str, doc: str, query: str, refs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
@@ -269,8 +309,11 @@ def convert_jsonl(path: str | Path, docs: str | Path, *, skip_bad: bool = False)
         ident = obj.get("id", qid(k))
         if not isinstance(ident, str | int) or isinstance(ident, bool) or not str(ident).strip():
             raise _Bad("'id' must be a non-empty string")
-        doc, text = texts.get(name)
         refs: list[tuple[str, Any]]
+        if "evidence" in obj and "references" not in obj and "spans" not in obj:
+            doc, located = _located(texts, name, obj["evidence"])
+            return _item(str(ident), doc, query.strip(), located)
+        doc, text = texts.get(name)
         if "references" in obj:
             refs = list(_references(obj["references"], text, doc))
         elif "spans" in obj:
@@ -279,17 +322,6 @@ def convert_jsonl(path: str | Path, docs: str | Path, *, skip_bad: bool = False)
                 raise _Bad("'spans' must be a non-empty list of [start, end]")
             spans = [_span(s, f"span {i}") for i, s in enumerate(raw, 1)]
             refs = [(_check(text, doc, s, None), s) for s in spans]
-        elif "evidence" in obj:
-            raw = obj["evidence"]
-            if not isinstance(raw, list) or not raw or not all(isinstance(e, str) for e in raw):
-                raise _Bad("'evidence' must be a non-empty list of exact strings")
-            refs = []
-            for e in raw:
-                at = text.find(e) if e else -1
-                if at < 0:
-                    raise _Bad(f"the evidence {_clip(e)} does not occur in {doc}")
-                once = text.find(e, at + 1) < 0
-                refs.append((e, (at, at + len(e)) if once else None))
         else:
             raise _Bad("give the evidence as 'references', 'spans' or 'evidence'")
         return _item(str(ident), doc, query.strip(), refs)

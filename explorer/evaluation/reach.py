@@ -6,9 +6,11 @@ Read from an :class:`~explorer.evaluation.coverage.EvalReport`, in either scope,
 
 * *never retrieved*: the stretches of a document outside the context of every question that
   searched it (its own questions in document scope; every question in corpus scope), trimmed of
-  white space, white-space-only stretches left out. ``never_fraction`` is their characters over
-  the document's. Text here cannot be the answer to any question of the set: either no question
-  asks about it (the set is thin there) or retrieval never finds it (then it is worth a look).
+  white space, white-space-only stretches left out. ``never_fraction`` is their share of the
+  document's text that is not white space (white space is neither reached nor missed: a page
+  no question reaches is 100% never reached, whatever new lines end it). Text here cannot be
+  the answer to any question of the set: either no question asks about it (the set is thin
+  there) or retrieval never finds it (then it is worth a look).
 * *always retrieved*: chunks among the hits of at least :data:`MIN_QUESTIONS` scored questions
   *and* of at least :data:`MIN_SHARE` of the scored questions that searched the document, counting
   only questions whose evidence the chunk does not overlap (*unrelated*). Such a chunk takes a
@@ -19,6 +21,7 @@ Read from an :class:`~explorer.evaluation.coverage.EvalReport`, in either scope,
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -78,10 +81,19 @@ class DocumentReach:
     always: tuple[FrequentChunk, ...]
     """Chunks retrieved for many unrelated questions, most unrelated first."""
 
+    content: int | None = None
+    """Characters of the document text that are not white space (``None``: take ``length``)."""
+    never_content: int | None = None
+    """Of those, the characters in :attr:`never` (``None``: take the stretches' lengths)."""
+
     @property
     def never_fraction(self) -> float:
-        """The share of the document's characters in :attr:`never`."""
-        return sum(e - s for s, e in self.never) / self.length if self.length else 0.0
+        """The share of the document's text (white space aside) in :attr:`never`."""
+        total = self.length if self.content is None else self.content
+        never = (
+            sum(e - s for s, e in self.never) if self.never_content is None else self.never_content
+        )
+        return never / total if total else 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -121,6 +133,14 @@ def never_reached(text: str, context: list[Span]) -> tuple[Span, ...]:
             out.append((a, b))
         at = max(at, e)
     return tuple(out)
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _content(text: str) -> int:
+    """Characters of ``text`` that are not white space."""
+    return len(text) - sum(len(m) for m in _SPACE.findall(text))
 
 
 def retrieval_map(
@@ -177,12 +197,15 @@ def retrieval_map(
                 c = chunks[n][i]
                 always.append(FrequentChunk(c.id, i, c.start, c.end, len(flags), sum(flags)))
         always.sort(key=lambda c: (-c.unrelated, c.index))
+        never = never_reached(text, context[n])
         out[n] = DocumentReach(
             doc=n,
             length=len(text),
             questions=asked[n],
-            never=never_reached(text, context[n]),
+            never=never,
             always=tuple(always),
+            content=_content(text),
+            never_content=sum(_content(text[s:e]) for s, e in never),
         )
     return out
 

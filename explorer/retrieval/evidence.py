@@ -158,9 +158,11 @@ def covered_by(span: Span, merged: Sequence[Span]) -> bool:
     return i >= 0 and merged[i][0] <= span[0] and span[1] <= merged[i][1]
 
 
-CutBy = Literal["k", "budget", "not retrieved"]
-"""What kept a phrase out of the context: the top ``k`` ended before its chunk's rank, the token
-budget ended first, or no chunk holding it whole was retrieved (it is cut by a boundary)."""
+CutBy = Literal["k", "budget", "both", "not retrieved"]
+"""What keeps a phrase out of the context: the constraint whose relaxing alone would bring its
+chunk in. ``"k"``: lifting k alone would (the budget has room for it); ``"budget"``: lifting the
+token budget alone would (its chunk is within the top k); ``"both"``: neither alone does, both
+must grow; ``"not retrieved"``: no chunk holds it whole (it is cut by a boundary)."""
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,11 @@ class Evidence:
     """For a phrase found but not covered, what kept it out (set by the answer rule)."""
     match: Match | None = None
     """How it was found (``None``: not found)."""
+    reached_at: int | None = None
+    """For a phrase found but not covered, the rank from which the top hits' context would hold
+    it, with no limit but the rank (its best chunk's rank, or sooner where neighbours or two
+    retrieved neighbours hold it; ``None``: none does, or it is covered). Set by the answer
+    rule; :meth:`Limits.cut` judges it."""
 
     @property
     def found(self) -> bool:
@@ -269,23 +276,45 @@ def ordinal(n: int) -> str:
 class Limits:
     """What bounded an answer's hits: the top ``k``, the token ``budget``, how many hits were
     taken, and, with a budget, the tokens it had left after them and what the next candidate's
-    context would have added (``None``: there was no next candidate within ``k``)."""
+    context would have added (``None``: there was no next candidate within ``k``).
+
+    ``reach``: with a budget that did not run out within the top ``k``, how many hits it would
+    take were ``k`` lifted, counted as far as the worst-ranked missing phrase's chunk needs
+    (``None``: not counted — no budget, it ran out within ``k``, or nothing was missing there).
+    """
 
     k: int | None
     budget: int | None
     taken: int
     left: int | None = None
     next_cost: int | None = None
+    reach: int | None = None
+
+    def within_k(self, rank: int) -> bool:
+        """Would lifting the budget alone bring a chunk at ``rank`` in?"""
+        return self.k is None or rank <= self.k
+
+    def within_budget(self, rank: int) -> bool:
+        """Would lifting ``k`` alone bring a chunk at ``rank`` in? Hits are taken in rank order
+        until the first that would overflow, so a budget that ran out within ``k``
+        (``next_cost`` set) reaches no further; one that did not reaches ``reach``."""
+        if self.budget is None:
+            return True
+        if self.next_cost is not None:
+            return rank <= self.taken
+        return self.reach is None or rank <= self.reach
 
     def cut(self, rank: int | None) -> CutBy:
-        """What kept a chunk at ``rank`` (``None``: no chunk holds the phrase whole) out."""
-        if rank is None:
+        """What keeps a chunk at ``rank`` (``None``: no chunk holds the phrase whole) out: the
+        constraint whose relaxing alone would bring it in, ``"both"`` when neither alone does."""
+        if rank is None or rank <= self.taken:
             return "not retrieved"
-        if self.k is not None and rank > self.k:
-            return "k"
-        if self.budget is not None and rank > self.taken:
+        k, budget = self.within_k(rank), self.within_budget(rank)
+        if k and not budget:
             return "budget"
-        return "not retrieved"
+        if budget and not k:
+            return "k"
+        return "both"
 
 
 VerdictKind = Literal["complete", "incomplete", "unchecked"]
@@ -357,16 +386,27 @@ class Verdict:
         lim = self.limits
         if lim is None or r.cut_by is None:
             return where
+        if r.reached_at is not None and r.reached_at != r.best_rank:
+            where += f" (the context of the top {r.reached_at} holds it)"
         if r.cut_by == "k":
             return where + f", below the top {lim.k}"
-        if r.cut_by == "budget" and lim.budget is not None:
+        if r.cut_by in ("budget", "both") and lim.budget is not None:
             held = f"the top {lim.taken}" if lim.taken else "no hit"
             why = f"; the {lim.budget:,}-token budget held {held}"
             if lim.left is not None and lim.next_cost is not None:
                 why += (
                     f" ({lim.left:,} tokens left, the next hit's context needed {lim.next_cost:,})"
                 )
-            return where + why
+            if r.cut_by == "both":
+                return (
+                    where
+                    + why
+                    + (
+                        f", and k = {lim.k} would stop before it too: "
+                        "both the budget and k must grow"
+                    )
+                )
+            return where + (f", within the top {lim.k}" if lim.k is not None else "") + why
         return where
 
     def __str__(self) -> str:

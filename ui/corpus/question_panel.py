@@ -15,7 +15,7 @@ from explorer.chunking.records import Chunk
 from explorer.config import Config
 from explorer.preparing import Pending
 from ui import corpus_view, frame, widgets
-from ui.answers import n_of
+from ui.answers import cut_note, n_of
 from ui.corpus.documents import SAMPLES, Entry, Gathered
 from ui.safe import md_escape, md_text
 from ui.settings import BUDGET_HELP, BUDGETS, TOP_K_MAX, budget_label
@@ -60,12 +60,14 @@ def early_answer(
     return draw
 
 
-def open_hit(view: View, entry: Entry | None) -> None:
-    """Show the hit's document on the Explore page at the hit (:func:`corpus_view.open_at_hit`)."""
+def open_hit(view: View, entry: Entry | None, origin: corpus_view.CorpusOrigin) -> None:
+    """Show the hit's document on the Explore page at the hit (:func:`corpus_view.open_at_hit`),
+    with what the corpus said of it (the Explore page ranks one document and says so)."""
     state = st.session_state
     if entry is not None:  # the Explore page opens samples and the session's uploads
         remember(state.setdefault("uploads", {}), view.source, entry)
     view.apply(state)
+    state.cp_origin = origin
     state.cp_open = True
 
 
@@ -96,6 +98,9 @@ def answer_panel(
         f"{sum(1 for g in groups if g.hits)} of {len(gathered.docs)} documents "
         f"({config.retriever}); an LLM would receive **{answer.tokens:,} tokens** (cl100k)."
     )
+    cut = cut_note(answer)
+    if cut:
+        st.markdown(f"✂ {cut}")
     count = get_measure("tokens").count
     for group in groups:
         with st.container(border=True, key=f"cp_doc_{frame.content_sha(group.doc.encode())[:8]}"):
@@ -128,7 +133,11 @@ def answer_panel(
                         f"Open at #{h.rank}" + (f" (page {page})" if page else ""),
                         key=f"cp_open_{h.rank}",
                         on_click=open_hit,
-                        args=(target, None if h.doc in SAMPLES else gathered.entry(h.doc)),
-                        help=f"Show {md_text(h.doc)} on the main page with chunk {h.index} "
-                        "selected",
+                        args=(
+                            target,
+                            None if h.doc in SAMPLES else gathered.entry(h.doc),
+                            corpus_view.corpus_origin(answer, h),
+                        ),
+                        help=f"Show {md_text(h.doc)} on the main page, which ranks that "
+                        f"document alone, with chunk {h.index} selected",
                     )

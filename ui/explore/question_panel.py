@@ -18,7 +18,7 @@ from explorer.documents.model import Document
 from explorer.errors import ExplorerError
 from explorer.evaluation.queries import add_query
 from explorer.preparing import Pending
-from explorer.repair import suggest_repair
+from explorer.repair import NoRepair, repair_or_move
 from explorer.workspace import Workspace
 from ui import evaluate_view, settings, widgets
 from ui.answers import context_note, evidence_phrases, hit_rows, match_notes
@@ -106,6 +106,9 @@ def verdict(
     """The verdict; beside a missed one the suggested repair (not in presentation mode); how
     each phrase matched; the best hit and what the LLM would receive."""
     widgets.verdict_box(answer.verdict)
+    origin = st.session_state.get("cp_origin")
+    if origin is not None and (origin.doc, origin.question) == (doc.name, question):
+        st.info(origin.note(answer, chunks=len(chunks)))  # opened at a corpus hit
     if answer.verdict is not None and not answer.complete and not present:
         repair(ws, doc=doc, config=config, edits=edits, question=question, phrases=phrases,
                k=k, budget=budget)  # fmt: skip
@@ -140,7 +143,7 @@ def repair(
     found = state.get("repair_found")
     if found is None or found[0] != key:
         try:
-            suggested = suggest_repair(
+            suggested = repair_or_move(
                 ws, doc, question, phrases, config=config, edits=edits, k=k, budget=budget
             )
         except ExplorerError:
@@ -148,6 +151,10 @@ def repair(
         state.repair_found = found = (key, suggested)
     suggested = found[1]
     if suggested is None:
+        return
+    if isinstance(suggested, NoRepair):  # what was tried, and the move that does complete it
+        with st.container(border=True, key="repair"):
+            st.markdown(f"**Repair:** {md_text(suggested.sentence())}")
         return
     with st.container(border=True, key="repair"):
         st.markdown(f"**Suggested repair:** {md_text(suggested.sentence())}")
