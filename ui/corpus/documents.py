@@ -18,7 +18,7 @@ from ui import corpus_uploads, frame, widgets
 from ui.allowed import allowed_folder, named_folders
 from ui.answers import n_of
 from ui.safe import md_text
-from ui.sources import UPLOAD_TYPES, sample_paths
+from ui.sources import sample_paths
 
 Entry = tuple[str, str, bytes]
 """(file name, sha256, bytes): how the page keeps a document's bytes."""
@@ -66,8 +66,9 @@ def on_upload(limit_mb: int) -> None:
     """Take the uploaded files within the limits (read on this run, under a bar); list the
     others, each with its reason."""
     state = st.session_state
+    files, folder_files = corpus_uploads.uploaded_files(state)
     fresh, refused = corpus_uploads.take(
-        corpus_uploads.uploaded_files(state), state.cp_uploads, limit_mb=limit_mb
+        files, state.cp_uploads, limit_mb=limit_mb, folder_files=folder_files
     )
     state.cp_to_read = {**state.cp_to_read, **fresh}
     state.cp_upload_errors = refused
@@ -90,7 +91,7 @@ def controls(ws: Workspace, *, limit_mb: int) -> None:
         key="cp_eval_docs",
         help="The documents the bundled query sets ask about (public documents and samples).",
     )
-    corpus_uploads.uploaders(lambda: on_upload(limit_mb), UPLOAD_TYPES)
+    corpus_uploads.uploaders(lambda: on_upload(limit_mb))
     if state.cp_to_read:
         state.cp_upload_errors = [
             *state.cp_upload_errors,
