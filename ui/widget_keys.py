@@ -49,10 +49,15 @@ CORPUS_WIDGETS: dict[str, Any] = {
 EVALUATE_WIDGETS: dict[str, Any] = {
     "eval_tab": "A/B",
     "eval_docs_dir": "queries/docs",
+    "eval_source": None,  # set on each visit until the person chooses (ui.evaluate.questions)
+    "eval_scope": None,
+    "eval_source_chosen": False,
+    "eval_scope_chosen": False,
     "eval_docs": [],
     "eval_kinds": [],
     "qs_merge": False,
     "ab_k": DEFAULT_KS[-1],
+    "run_k": DEFAULT_KS[-1],
     "ab_query": None,
     "ab_pdf_view": "Page image",
     "ab_page": None,
