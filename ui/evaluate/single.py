@@ -143,6 +143,11 @@ def show(result: dict[str, Any], config: Config | None) -> None:
         )
 
 
+OWN = "no other page: its own page's other chunks ranked first over the whole corpus"
+"""Why a question lost in the corpus when no sibling is among the top k: a ranking over the
+whole corpus (BM25's term statistics, the fill of the budget) orders its own chunks otherwise."""
+
+
 def gap_rows(gaps: list[ScopeGap]) -> list[dict[str, Any]]:
     """One row per question: covered alone, covered in the corpus, who crowded it."""
     return [
@@ -151,7 +156,7 @@ def gap_rows(gaps: list[ScopeGap]) -> list[dict[str, Any]]:
             "lost in the corpus": "✗ lost" if g.lost else "",
             f"document scope@{g.k}": g.in_document,
             f"corpus scope@{g.k}": g.in_corpus,
-            "crowded out by (hits in the top k)": g.crowding_text(),
+            "crowded out by (hits in the top k)": g.crowding_text() or (OWN if g.lost else ""),
             "question": g.query,
             "document": g.doc,
         }
