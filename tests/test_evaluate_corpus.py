@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from explorer.config import Config
 from tests.conftest import REPO
 from tests.test_evaluate_page import APP, PAGE, QUICK, assert_ok
+from ui.corpus.reach_map import SESSION
 from ui.evaluate.single import OWN
 from ui.settings import state_of
 
@@ -109,3 +110,19 @@ def test_the_scope_chosen_stays_and_document_scope_is_one_click_away(tmp_path: P
     assert at.radio(key="eval_scope").value == "document"
     caption = " ".join(c.value for c in at.sidebar.caption)
     assert "in document scope, over 3 documents" in caption
+
+
+def test_the_never_reached_map_takes_the_set_uploaded_on_the_evaluate_page() -> None:
+    by_name = [dict(q, doc=q["doc"].split("/")[-1]) for q in QUESTIONS[:5]]  # file names only
+    at = site_uploaded([*by_name, dict(QUESTIONS[0], id="gone", doc="md999.md")])
+    at.switch_page("app_pages/corpus.py").run()
+    at.selectbox(key="cp_set").set_value(SESSION).run()
+    assert_ok(at)
+    run = at.button(key="cp_map_run")
+    assert run.label == "Run 5 questions"
+    assert any("md999.md (1 question)" in c.value for c in at.caption)
+    run.click().run()
+    assert_ok(at)
+    rows = next(d.value for d in at.dataframe if "never reached" in d.value.columns)
+    assert len(rows) == 24 and "doc/md001.md" in list(rows["document"])
+    assert any("of 5 questions" in m.value for m in at.markdown)
