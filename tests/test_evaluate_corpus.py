@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.config import Config
@@ -126,3 +127,27 @@ def test_the_never_reached_map_takes_the_set_uploaded_on_the_evaluate_page() -> 
     rows = next(d.value for d in at.dataframe if "never reached" in d.value.columns)
     assert len(rows) == 24 and "doc/md001.md" in list(rows["document"])
     assert any("of 5 questions" in m.value for m in at.markdown)
+
+
+def test_a_served_site_opens_alone_with_no_question_and_the_samples_one_click_away(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CHUNK_EXPLORER_DOCS", str(SITE))
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.switch_page("app_pages/corpus.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    rows = next(d.value for d in at.dataframe if "flagged" in d.value.columns)
+    names = list(rows["document"])
+    assert len(names) == 24 and all(n.startswith("doc/md") for n in names)  # the site alone
+    assert at.session_state["cp_question"] == ""  # nothing asked: nothing embeds by itself
+    assert any("Type a question" in c.value for c in at.caption)
+    assert at.session_state["cp_samples"] == []
+    at.button(key="cp_add_samples").click().run()
+    rows = next(d.value for d in at.dataframe if "flagged" in d.value.columns)
+    assert len(rows) > 24 and "refund-policy.md" in list(rows["document"])
+    for key, value in (QUICK | {"query_set": QUESTIONS[:3]}).items():
+        at.session_state[key] = value
+    at.switch_page(PAGE).run()
+    assert_ok(at)
+    assert at.radio(key="eval_source").value == "corpus"
+    assert at.radio(key="eval_scope").value == "corpus"

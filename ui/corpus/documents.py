@@ -74,6 +74,10 @@ def on_upload(limit_mb: int) -> None:
     state.cp_upload_errors = refused
 
 
+def add_samples() -> None:
+    st.session_state.cp_samples = list(SAMPLES)
+
+
 def uploaded(name: str) -> None:
     state = st.session_state
     if name not in state.cp_uploaded:
@@ -85,6 +89,8 @@ def controls(ws: Workspace, *, limit_mb: int) -> None:
     state = st.session_state
     st.header("Documents", anchor=False)
     st.multiselect("Bundled samples", list(SAMPLES), key="cp_samples")
+    if not state.cp_samples:  # a served site opens alone: the samples are one click away
+        st.button("Add the bundled samples", key="cp_add_samples", on_click=add_samples)
     st.multiselect(
         "Evaluation documents",
         list(EVAL_DOCS),
@@ -110,8 +116,15 @@ def controls(ws: Workspace, *, limit_mb: int) -> None:
             "Folder on this machine",
             key="cp_folder",
             placeholder=str(named_folders()[0]),
-            help="Every PDF, Markdown and text file in it (not the folders inside), inside the "
-            "folders the app was started with (`--docs FOLDER` or CHUNK_EXPLORER_DOCS).",
+            help="Every PDF, Markdown and text file in it, inside the folders the app was "
+            "started with (`--docs FOLDER` or CHUNK_EXPLORER_DOCS); each named by its path in "
+            "the folder.",
+        )
+        st.toggle(
+            "With the folders inside it",
+            key="cp_folder_inside",
+            help="A documentation site keeps its pages in folders: on, every file below the "
+            "folder is read; off, only the folder's own files.",
         )
 
 
@@ -139,14 +152,15 @@ def gather(ws: Workspace) -> Gathered:
         loaded: Loaded | None = None
         try:
             folder = allowed_folder(state.cp_folder)
-            if ws.folder_is_read(folder):
-                loaded = ws.load_folder(folder)
+            inside = bool(state.get("cp_folder_inside", True))
+            if ws.folder_is_read(folder, recursive=inside):
+                loaded = ws.load_folder(folder, recursive=inside)
             else:  # a documentation site's folder takes a while: a bar, and Cancel
                 loaded = widgets.cancellable(
                     f"Reading the folder {folder.name or folder}",
-                    lambda progress: ws.load_folder(folder, progress=progress),
+                    lambda progress: ws.load_folder(folder, recursive=inside, progress=progress),
                     key="cp_folder",
-                    request=str(folder),
+                    request=f"{folder}|{inside}",
                     meanwhile="The corpus is shown without it.",
                     again="Read it now",
                 )
