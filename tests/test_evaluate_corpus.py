@@ -77,7 +77,7 @@ def test_a_set_about_an_uploaded_site_runs_in_corpus_scope_and_shows_the_crowdin
     assert len(lost) > 0  # at k = 1 the siblings take the place of some pages
     crowded = 0
     for _, row in lost.iterrows():
-        crowd = row["crowded out by (hits in the top k)"]
+        crowd = row["other documents in the top k (hits)"]
         if crowd != OWN:
             assert crowd.startswith("doc/md") and row["document"] not in crowd
             crowded += 1

@@ -102,7 +102,7 @@ def show(result: dict[str, Any], config: Config | None) -> None:
         cols[1].metric(
             f"Coverage@{k} (document scope)",
             pct(alone.coverage_at_k[k]),
-            delta=f"corpus {gap * 100:+.0f} points",
+            delta=f"corpus {gap * 100:+.0f} points" if gap else "no gap",
             delta_color="normal" if gap else "off",
             help="The same questions, each ranking only its own document's chunks: what a "
             "page-by-page evaluation reports. The corpus's figure is what an index over the "
@@ -123,8 +123,9 @@ def show(result: dict[str, Any], config: Config | None) -> None:
         st.subheader(f"What the corpus costs at k = {k}", anchor=False)
         st.caption(
             f"{n_of(len(lost), 'question')} covered on its own document but not in the "
-            "corpus: other documents took the top places (crowding). The documents in the "
-            f"corpus's top {k} other than the question's own, with their hits, are listed."
+            "corpus (lost ones first): other documents took the top places (crowding). Each "
+            f"row lists the documents in the corpus's top {k} other than the question's own, "
+            "with their hits."
         )
         st.dataframe(gap_rows(gaps), hide_index=True, key="run_gaps")
     else:
@@ -156,7 +157,7 @@ def gap_rows(gaps: list[ScopeGap]) -> list[dict[str, Any]]:
             "lost in the corpus": "✗ lost" if g.lost else "",
             f"document scope@{g.k}": g.in_document,
             f"corpus scope@{g.k}": g.in_corpus,
-            "crowded out by (hits in the top k)": g.crowding_text() or (OWN if g.lost else ""),
+            "other documents in the top k (hits)": g.crowding_text() or (OWN if g.lost else ""),
             "question": g.query,
             "document": g.doc,
         }
