@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.config import Config
 from tests.conftest import REPO
+from tests.hostile import plotly_figures
 from tests.test_evaluate_page import APP, PAGE, QUICK, assert_ok
 from ui.corpus.reach_map import SESSION
 from ui.evaluate.single import OWN
@@ -151,3 +152,18 @@ def test_a_served_site_opens_alone_with_no_question_and_the_samples_one_click_aw
     assert_ok(at)
     assert at.radio(key="eval_source").value == "corpus"
     assert at.radio(key="eval_scope").value == "corpus"
+
+
+def test_the_sweep_runs_over_the_corpus_and_its_charts_name_the_scope() -> None:
+    at = site_uploaded(QUESTIONS[:6])
+    at.session_state["eval_tab"] = "Sweep"
+    at.session_state["sw_sizes"] = "128, 256"
+    at.session_state["sw_overlaps"] = "0"
+    at.run()
+    at.button(key="sw_run").click().run()
+    assert_ok(at)
+    reports = at.session_state["sweep_result"]["reports"]
+    assert len(reports) == 2 and all(r.scope == "corpus" for r in reports)
+    assert all(len(r.documents) == 24 for r in reports)
+    titles = [f["layout"]["title"]["text"] for f in plotly_figures(at)]
+    assert any("(corpus scope)" in t for t in titles), titles
