@@ -72,16 +72,16 @@ def draw(questions: Questions) -> None:
             + (", and which the corpus's other documents crowd out." if both else ".")
         )
         return
-    show(result, config)
+    show(result, config, scope=questions.scope)
 
 
-def show(result: dict[str, Any], config: Config | None) -> None:
+def show(result: dict[str, Any], config: Config | None, *, scope: str) -> None:
     """A run's figures (each naming its scope), and every question."""
     state = st.session_state
     report: EvalReport = result["report"]
     alone: EvalReport | None = result["alone"]
-    if config is not None and report.config != config:
-        st.warning("The configuration changed since this run; run again to update.")
+    if (config is not None and report.config != config) or report.scope != scope:
+        st.warning("The configuration or the scope changed since this run; run again to update.")
     where = scope_words(report.scope)
     searched = (
         f"every question searches all {n_of(result['documents'], 'document')}"
