@@ -19,18 +19,18 @@ import streamlit as st
 
 from ui import frame, widgets
 from ui.widget_keys import (
-    CORPUS_WIDGETS,
     EVALUATE_KEYS,
     EVALUATE_PREFIXES,
     EVALUATE_WIDGETS,
     EXPLORE_WIDGETS,
+    corpus_widgets,
 )
 
 st.set_page_config(page_title="Chunk Explorer", page_icon="🧩", layout="wide")
 frame.start_session()
 frame.apply_next()
 frame.keep(
-    {**EXPLORE_WIDGETS, **CORPUS_WIDGETS, **EVALUATE_WIDGETS},
+    {**EXPLORE_WIDGETS, **corpus_widgets(), **EVALUATE_WIDGETS},
     also=EVALUATE_KEYS,
     prefixes=EVALUATE_PREFIXES,
 )

@@ -1,11 +1,14 @@
 """Evaluate: choose chunking by measuring whether retrieval returns the evidence.
 
 It reads top to bottom as the UI does: the page's starting state, the sidebar's own controls
-(documents folder, which questions run), then three tabs, each a module of :mod:`ui.evaluate`:
+(the documents — the Corpus page's corpus or a folder —, the scope, which questions run), then
+four tabs, each a module of :mod:`ui.evaluate`:
 
 * **Query set** (:mod:`ui.evaluate.query_set`): the bundled boundary questions or an uploaded
   JSON file, edited in a table and downloaded again. It lives in
   ``st.session_state["query_set"]`` (the Explore page adds to it).
+* **Run** (:mod:`ui.evaluate.single`): the sidebar's configuration over the questions; in corpus
+  scope also in document scope, the gap per question with the documents that crowded it out.
 * **A/B** (:mod:`ui.evaluate.ab`): two configurations over the questions: coverage, the
   questions that flipped, the evidence ranks, and one document drawn once with both sets of
   chunk boundaries.
@@ -22,7 +25,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import frame
-from ui.evaluate import ab, handover, query_set, questions, setup, sweep
+from ui.evaluate import ab, handover, query_set, questions, setup, single, sweep
 
 setup.start()
 with frame.page_slot():
@@ -36,12 +39,15 @@ st.caption(
 )
 questions.problems(chosen)
 
-tab_set, tab_ab, tab_sweep = st.tabs(
-    ["Query set", "A/B", "Sweep"], key="eval_tab", on_change="rerun"
+tab_set, tab_run, tab_ab, tab_sweep = st.tabs(
+    ["Query set", "Run", "A/B", "Sweep"], key="eval_tab", on_change="rerun"
 )
 if tab_set.open:
     with tab_set:
-        query_set.draw(folder=chosen.folder, docs_named=chosen.docs_named)
+        query_set.draw(doc_options=chosen.document_choices())
+if tab_run.open:
+    with tab_run:
+        single.draw(chosen)
 if tab_ab.open:
     with tab_ab:
         ab.draw(chosen)

@@ -142,3 +142,31 @@ def assert_inert(at: Any, *, shows: bool = True) -> None:
     found = {text[:160]: bad for text in shown(at) if (bad := live(text))}
     found |= {h[:160]: bad for h in html if (bad := live_html(h))}
     assert not found, found
+
+
+_PLOT_TAGS = re.compile(r"<br>|<extra></extra>|</?i>|<b>question</b>")
+"""The markup the app's own chart texts hold (plotly reads tags and links in every text)."""
+
+
+def _strings(value: Any) -> Any:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def live_plot(figure: Any) -> list[str]:
+    """The texts of a plotly figure (its JSON, as a dict) that hold markup plotly would draw —
+    a link, bold, an image — beyond the app's own line breaks and italics."""
+    return [s for s in _strings(figure) if "<" in _PLOT_TAGS.sub("", s)]
+
+
+def plotly_figures(at: Any) -> list[Any]:
+    """Every plotly chart an AppTest run shows, as its figure's JSON (a dict)."""
+    import json
+
+    return [json.loads(e.proto.spec) for e in at.get("plotly_chart")]

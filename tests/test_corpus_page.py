@@ -25,6 +25,7 @@ from ui.allowed import docs_from_argv
 from ui.lessons import OPENING
 from ui.sources import sample_paths
 from ui.view_state import query_keys
+from ui.widget_keys import OPENING as OPENING_VIEW
 
 assert OPENING is not None, "the app opens on lesson 1"
 START = OPENING.failing
@@ -192,7 +193,11 @@ def test_a_cancelled_folder_read_waits_until_asked_again(
 ) -> None:
     monkeypatch.setenv("CHUNK_EXPLORER_DOCS", str(tmp_path))
     (tmp_path / "guide.md").write_text("# A guide of its own\n\nNothing like the samples.\n")
-    at = corpus_page(cp_folder_cancelled="x", cp_folder=str(tmp_path))  # the Cancel button's click
+    at = corpus_page(  # the Cancel button's click; the samples chosen beside the served folder
+        cp_folder_cancelled="x",
+        cp_folder=str(tmp_path),
+        cp_samples=[p.name for p in sample_paths()],
+    )
     [held] = [i.value for i in at.info if i.value.startswith("Cancelled: Reading the folder")]
     assert held.endswith("The corpus is shown without it.")
     [overview] = table(at, "flagged")
@@ -269,6 +274,10 @@ def test_while_the_model_cannot_embed_the_bm25_answer_is_shown(
     at.session_state["retriever"] = "bm25"
     at.session_state["model"] = str(model)
     at.run()
+    # a served folder opens alone and unasked: the samples and lesson 1's question, as chosen
+    at.session_state["cp_samples"] = [p.name for p in sample_paths()]
+    at.session_state["cp_question"] = OPENING_VIEW.question
+    at.session_state["cp_evidence"] = OPENING_VIEW.evidence
     at.switch_page(PAGE).run()
     at.selectbox(key="retriever").set_value("hybrid").run()  # the sidebar's, on every page
     assert not at.exception, [e.value for e in at.exception]

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import SAMPLES
 from tests.test_corpus_page import corpus_page, table
-from ui.corpus_uploads import take, upload_name
+from ui.corpus_uploads import folder_names, take, upload_name
 
 GOOD = (SAMPLES / "refund-policy.md").read_bytes()
 
@@ -49,7 +49,8 @@ def test_a_folder_upload_keeps_each_file_s_path() -> None:
     at.file_uploader(key="cp_upload_dir").set_value(files).run()  # type: ignore[attr-defined]
     assert not at.exception, [e.value for e in at.exception]
     [overview] = table(at, "flagged")
-    assert sorted(overview["document"]) == ["site/api/intro.md", "site/guide/intro.md"]
+    # named by their paths inside the folder uploaded, as a query set about the site names them
+    assert sorted(overview["document"]) == ["api/intro.md", "guide/intro.md"]
 
 
 def test_the_limits_leave_files_out_one_reason_each_and_keep_the_rest() -> None:
@@ -90,3 +91,42 @@ def test_the_folder_box_is_shown_only_where_a_folder_is_allowed(
     monkeypatch.setenv("CHUNK_EXPLORER_DOCS", str(tmp_path))
     at = corpus_page(cp_samples=[])
     assert [t for t in at.text_input if t.key == "cp_folder"]
+
+
+def test_a_folder_s_files_are_named_inside_it_and_loose_files_keep_their_names() -> None:
+    assert folder_names(["site/a.md", "site/g/b.md"]) == ["a.md", "g/b.md"]
+    assert folder_names(["a/x.md", "b/x.md"]) == ["a/x.md", "b/x.md"]  # two folders: kept
+    assert folder_names(["site/a.md", "top.md"]) == ["site/a.md", "top.md"]
+    files = [File("x.md", b"1")]
+    fresh, _ = take(files, {}, limit_mb=5, folder_files=[File("site/g/x.md", b"2")])
+    assert list(fresh) == ["x.md", "g/x.md"]
+
+
+@pytest.mark.parametrize(
+    "name", ["/", "..", "../..", "", "a\x00b.md", "evil\x00/../x.md", "tab\there.md", "./"]
+)
+def test_a_crafted_upload_name_is_refused_in_one_line_and_the_rest_is_kept(name: str) -> None:
+    files = [File(name, GOOD), File("good.md", GOOD)]
+    fresh, refused = take(files, {}, limit_mb=5, folder_files=[File(name, GOOD)])
+    assert list(fresh) == ["good.md"]
+    assert len(refused) == 2, refused
+    for line in refused:
+        assert "\n" not in line and "\x00" not in line and "Traceback" not in line
+        assert "rename the file" in line
+
+
+def test_crafted_names_sent_to_the_page_list_one_line_each_and_no_traceback() -> None:
+    at = corpus_page(cp_samples=[])
+    files = [
+        ("/", GOOD, "text/markdown"),
+        ("..", GOOD, "text/markdown"),
+        ("a\x00.md", GOOD, "text/markdown"),
+        ("ok.md", GOOD, "text/markdown"),
+    ]
+    at.file_uploader(key="cp_upload").set_value(files).run()  # type: ignore[attr-defined]
+    assert not at.exception, [e.value for e in at.exception]
+    [overview] = table(at, "flagged")
+    assert list(overview["document"]) == ["ok.md"]
+    listed = [m.value for m in at.markdown if m.value.startswith("- ")]
+    assert len(listed) == 3 and all("rename the file" in line for line in listed), listed
+    assert any("a\\\\x00.md" in line or "a\\x00.md" in line for line in listed), listed

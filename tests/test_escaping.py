@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import REPO
-from tests.hostile import HOSTILE, NAME, assert_inert, live
+from tests.hostile import HOSTILE, NAME, assert_inert, live, live_plot, plotly_figures
 from tests.test_app import upload
 from ui.safe import md_escape, md_text
 from ui.view_state import query_keys
@@ -139,3 +139,41 @@ def test_a_hostile_query_set_stays_text() -> None:
     at.button(key="ab_run").click()
     run(at)
     assert_inert(at)
+
+
+def test_hostile_document_names_reach_the_corpus_chart_as_text() -> None:
+    """A folder uploaded with names that are plotly markup (a sign-in link, bold, a break):
+    the overview chart draws them as text (issue 38.3)."""
+    link = "evil/<a href='https:/127.0.0.1:8699/plotlink'>Session expired - CLICK HERE</a>.md"
+    names = [link, f"evil/<b>bold</b><br>{NAME}.md"]
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.session_state["retriever"] = "bm25"
+    at.session_state["cp_samples"] = []
+    at.switch_page("app_pages/corpus.py")
+    run(at)
+    at.file_uploader(key="cp_upload").set_value(
+        [(n, DOC * (i + 1), "text/markdown") for i, n in enumerate(names)]
+    )
+    run(at)
+    figures = plotly_figures(at)
+    assert figures, "no chart drawn"
+    assert not [bad for f in figures for bad in live_plot(f)]
+    ys = [y for f in figures for trace in f["data"] for y in trace.get("y", [])]
+    assert any("&lt;a href=" in str(y) for y in ys), ys
+
+
+def test_every_chart_of_the_app_draws_hostile_text_as_text() -> None:
+    """Each chart maker, given hostile text wherever text reaches it, makes no live markup."""
+    from ui import charts, evaluate_view
+
+    rows = [
+        {"cell": 0, "size": 100, "overlap": 0, HOSTILE: 0.5},
+        {"cell": 1, "size": 200, "overlap": 0, HOSTILE: 0.7},
+    ]
+    figures = [
+        evaluate_view.sweep_figure(rows, HOSTILE, title=HOSTILE, unit=HOSTILE, picked=0),
+        charts.size_histogram([10, 20, 30], limit=25, unit=HOSTILE),
+        charts.size_along([10, 20, 30], limit=25, unit=HOSTILE, flagged=[1]),
+    ]
+    for figure in figures:
+        assert not live_plot(figure.to_plotly_json()), figure.layout.title

@@ -163,7 +163,8 @@ def test_a_b_shows_the_refund_question_flipping() -> None:
     assert "#### 1 · Covered with **B**, missed with **A**" in text
     assert "**refund** How long do I have to ask for a refund?" in text
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Coverage@5 with A"] == "0%" and metrics["Coverage@5 with B"] == "100%"
+    assert metrics["Coverage@5 with A (document scope)"] == "0%"
+    assert metrics["Coverage@5 with B (document scope)"] == "100%"
     table = at.dataframe(key="ab_table").value
     assert list(table["flip"]) == ["B only"] and list(table["B ranks"]) == ["1 · 1"]
     # the document, drawn once with both sets of boundaries and the evidence
@@ -555,7 +556,8 @@ def test_a_question_added_on_the_main_page_about_an_upload_runs_here() -> None:
     at.button(key="ab_run").click().run()
     assert_ok(at)
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Coverage@5 with A"] == "0%" and metrics["Coverage@5 with B"] == "100%"
+    assert metrics["Coverage@5 with A (document scope)"] == "0%"
+    assert metrics["Coverage@5 with B (document scope)"] == "100%"
 
 
 def test_add_query_gives_new_ids_and_refuses_empty_questions() -> None:
@@ -615,7 +617,8 @@ def test_a_query_set_naming_files_outside_the_folder_reads_none_of_them() -> Non
     items.append(questions("refund-policy.md")[0])
     at = open_page(query_set=items)
     [left_out] = [w.value for w in at.warning if w.value.startswith("Left out")]
-    assert "3 document(s)" in left_out
+    assert "3 questions about 3 documents" in left_out
+    assert str(REPO) not in left_out  # the folder as the visitor typed it, not the server's path
     assert at.button(key="ab_run").label == "Run A and B on 1 question"
     assert "root:" not in markdown(at)
 

@@ -52,6 +52,15 @@ def docs_from_argv(argv: Sequence[str] | None = None) -> str:
     return next(iter(_docs_args(argv)), "")
 
 
+def served_folder(argv: Sequence[str] | None = None) -> str:
+    """The site the app serves: the first ``--docs`` folder as typed, else the first folder of
+    ``CHUNK_EXPLORER_DOCS``, else ``""``."""
+    typed = docs_from_argv(argv)
+    if typed:
+        return typed
+    return next((p for p in os.environ.get(ENV, "").split(os.pathsep) if p.strip()), "")
+
+
 def named_folders(argv: Sequence[str] | None = None) -> list[Path]:
     """The folders the person who started the app named (``--docs``, ``CHUNK_EXPLORER_DOCS``):
     where a visitor may type a folder on this machine at all."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ui.safe import plot_text
+
 LIMIT_COLOUR = "#d62728"
 BAR_COLOUR = "#4c78a8"
 FLAG_COLOUR = "#f58518"
@@ -38,6 +40,7 @@ def size_histogram(sizes: Sequence[int], *, limit: int, unit: str) -> Any:
     import numpy as np
     import plotly.graph_objects as go
 
+    unit = plot_text(unit, lines=1)
     shape, note = _limit_line(limit, axis="x")
     right = max(limit, max(sizes, default=0)) * 1.08  # room to the right of the limit line
     return go.Figure(
@@ -61,6 +64,7 @@ def size_along(sizes: Sequence[int], *, limit: int, unit: str, flagged: Sequence
     import numpy as np
     import plotly.graph_objects as go
 
+    unit = plot_text(unit, lines=1)
     ys = np.asarray(sizes)
     xs = np.arange(len(ys))
     marked = np.zeros(len(ys), dtype=bool)

@@ -10,7 +10,7 @@ still to read are read on the next run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import PurePosixPath
 from typing import Any, Protocol
 
@@ -20,12 +20,15 @@ from explorer.errors import DocumentError, ExplorerError
 from explorer.progress import Rate
 from explorer.workspace import Workspace
 from ui import frame, widgets
-from ui.sources import check_upload_size, remember
+from ui.answers import n_of
+from ui.sources import UPLOAD_TYPES, check_upload_size, remember
 
 MAX_FILES = 500
 """Files one session's corpus takes from uploads (a documentation site's section)."""
 MAX_TOTAL_MB = 200
 """Megabytes of uploads one session's corpus keeps in all (they stay in the session's memory)."""
+
+KINDS = "not a PDF, Markdown or text file (.pdf, .md, .markdown, .txt); left out"
 
 Entry = tuple[str, str, bytes]
 """(file name, sha256, bytes): how the page keeps an upload."""
@@ -39,9 +42,34 @@ class Uploaded(Protocol):
 
 def upload_name(file: Uploaded) -> str:
     """The name an uploaded file is known by: its path inside an uploaded folder (a browser
-    gives ``docs/guide/intro.md``), else its file name."""
-    parts = [p for p in PurePosixPath(file.name.replace("\\", "/")).parts if p not in ("/", "..")]
-    return "/".join(parts) or file.name
+    gives ``docs/guide/intro.md``), else its file name. A name no file could have (empty, only
+    ``/`` or ``..``, a NUL or another control character: a client other than a browser can send
+    one) is refused with one :class:`DocumentError` that shows it escaped."""
+    raw = str(file.name)
+    shown = safe_name(raw)
+    if any(ord(c) < 32 or ord(c) == 127 for c in raw):
+        raise DocumentError(f"{shown}: the file name holds a control character; rename the file")
+    parts = [p for p in PurePosixPath(raw.replace("\\", "/")).parts if p not in ("/", "..", ".")]
+    if not parts:
+        raise DocumentError(f"{shown}: not a file name; rename the file")
+    return "/".join(parts)
+
+
+def safe_name(raw: str) -> str:
+    """A file name as a message shows it: control characters escaped, at most 120 characters."""
+    shown = "".join(c if ord(c) >= 32 and ord(c) != 127 else f"\\x{ord(c):02x}" for c in raw)
+    shown = shown if len(shown) <= 120 else shown[:117] + "…"
+    return shown or "(an empty name)"
+
+
+def folder_names(names: Sequence[str]) -> list[str]:
+    """The names of a folder's files as the corpus keeps them: their paths inside the folder
+    uploaded (a browser sends ``site/guide/intro.md`` for ``guide/intro.md`` of the folder
+    ``site``), so a query set written inside the site names them as they are."""
+    heads = {n.split("/", 1)[0] for n in names}
+    if len(heads) == 1 and all("/" in n for n in names):
+        return [n.split("/", 1)[1] for n in names]
+    return list(names)
 
 
 def take(
@@ -49,17 +77,42 @@ def take(
     kept: dict[str, Entry],
     *,
     limit_mb: int,
+    folder_files: Iterable[Uploaded] = (),
     max_files: int = MAX_FILES,
     max_total_mb: int = MAX_TOTAL_MB,
 ) -> tuple[dict[str, bytes], list[str]]:
     """The files to read (name → bytes) within the limits, beside those ``kept`` already, and
-    one reason for each file left out."""
+    one reason for each file left out. ``folder_files`` came from a folder's upload: they are
+    named by their paths inside it (:func:`folder_names`)."""
     fresh: dict[str, bytes] = {}
     refused: list[str] = []
     count = len(kept)
     total = sum(len(e[2]) for e in kept.values())
-    for file in files:
-        name = upload_name(file)
+    named: list[tuple[str, Uploaded]] = []
+    for group, in_folder in ((files, False), (folder_files, True)):
+        good: list[tuple[str, Uploaded]] = []
+        for file in group:
+            try:
+                good.append((upload_name(file), file))
+            except DocumentError as exc:
+                refused.append(str(exc))
+        names = folder_names([n for n, _ in good]) if in_folder else [n for n, _ in good]
+        other: list[str] = []
+        for n, (_, f) in zip(names, good, strict=True):
+            suffix = PurePosixPath(n).suffix.lower().lstrip(".")
+            if suffix in UPLOAD_TYPES:
+                named.append((n, f))
+            elif in_folder:  # a site's images and styles: one line for them all
+                other.append(n)
+            else:
+                refused.append(f"{n}: {KINDS}")
+        if other:
+            suffixes = sorted({PurePosixPath(n).suffix.lower() or "(none)" for n in other})
+            refused.append(
+                f"{n_of(len(other), 'other file')} of the folder ({', '.join(suffixes[:8])}): "
+                f"{KINDS}"
+            )
+    for name, file in named:
         data = file.getvalue()
         if name in fresh:
             refused.append(f"{name}: a second file of that name in this upload; rename one")
@@ -132,12 +185,12 @@ def _named(name: str, reason: str) -> str:
     return reason if reason.startswith(f"{name}:") else f"{name}: {reason}"
 
 
-def uploaders(on_change: Callable[[], None], types: Iterable[str]) -> None:
-    """The two uploaders: files (several at once) and a whole folder."""
-    kinds = list(types)
+def uploaders(on_change: Callable[[], None]) -> None:
+    """The two uploaders: files (several at once) and a whole folder. They take any name: the
+    names and kinds are checked here (:func:`take`), one line per file refused, since Streamlit's
+    own check of a name a non-browser client crafted (a NUL, no suffix) stops the page."""
     st.file_uploader(
         "Upload PDF, Markdown or text files",
-        type=kinds,
         accept_multiple_files=True,
         key="cp_upload",
         on_change=on_change,
@@ -145,15 +198,14 @@ def uploaders(on_change: Callable[[], None], types: Iterable[str]) -> None:
     )
     st.file_uploader(
         "Or upload a folder",
-        type=kinds,
         accept_multiple_files="directory",
         key="cp_upload_dir",
         on_change=on_change,
-        help="Every PDF, Markdown and text file in the folder and the folders inside it; the "
-        "other files are not sent.",
+        help="Every PDF, Markdown and text file in the folder and the folders inside it, named "
+        "by its path inside the folder; the other files are left out.",
     )
 
 
-def uploaded_files(state: Any) -> list[Uploaded]:
-    """What the two uploaders hold now."""
-    return [*(state.get("cp_upload") or []), *(state.get("cp_upload_dir") or [])]
+def uploaded_files(state: Any) -> tuple[list[Uploaded], list[Uploaded]]:
+    """What the two uploaders hold now: the files, and the folder's files."""
+    return list(state.get("cp_upload") or []), list(state.get("cp_upload_dir") or [])

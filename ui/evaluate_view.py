@@ -74,6 +74,9 @@ def sweep_figure(
     """
     import plotly.graph_objects as go
 
+    from ui.safe import plot_text
+
+    label, title, unit = (plot_text(t, width=90, lines=2) for t in (column, title, unit))
     overlaps = sorted({r["overlap"] for r in rows})
     traces = []
     for n, ov in enumerate(overlaps):
@@ -88,7 +91,7 @@ def sweep_figure(
                 line={"color": PALETTE[n % len(PALETTE)], "width": 2},
                 marker={"color": PALETTE[n % len(PALETTE)], "size": 8},
                 hovertemplate=(
-                    f"size %{{x}}, overlap {ov}<br>{column}: %{{y:{'.0f' if percent else ','}}}"
+                    f"size %{{x}}, overlap {ov}<br>{label}: %{{y:{'.0f' if percent else ','}}}"
                     f"{'%' if percent else ''}<extra></extra>"
                 ),
             )
@@ -110,7 +113,7 @@ def sweep_figure(
                 hoverinfo="skip",
             )
         )
-    yaxis: dict[str, Any] = {"title": {"text": "%" if percent else column}, "rangemode": "tozero"}
+    yaxis: dict[str, Any] = {"title": {"text": "%" if percent else label}, "rangemode": "tozero"}
     if percent:
         yaxis["range"] = [0, 105]
     return go.Figure(

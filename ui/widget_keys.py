@@ -8,7 +8,7 @@ from typing import Any
 
 from explorer.config import Config
 from explorer.evaluation.coverage import DEFAULT_BUDGETS, DEFAULT_KS
-from ui.allowed import docs_from_argv
+from ui.allowed import served_folder
 from ui.lessons import opening_view
 from ui.settings import state_of
 from ui.sources import sample_paths
@@ -33,26 +33,44 @@ EXPLORE_WIDGETS: dict[str, Any] = {
 }
 """The Explore page's widgets (the question and evidence boxes are kept by their prefix)."""
 
-CORPUS_WIDGETS: dict[str, Any] = {
-    "cp_samples": [p.name for p in sample_paths()],
-    "cp_eval_docs": [],
-    "cp_uploaded": [],
-    "cp_folder": docs_from_argv(),
-    "cp_question": OPENING.question,
-    "cp_evidence": OPENING.evidence,
-    "cp_k": 5,
-    "cp_budget": 1024,
-    "cp_set": None,
-    "cp_map_doc": None,
-}
+
+def corpus_widgets() -> dict[str, Any]:
+    """The Corpus page's widgets and their starting values. Where the app serves a site
+    (``--docs``, else ``CHUNK_EXPLORER_DOCS``: :func:`ui.allowed.served_folder`), a new session
+    opens on that site alone, with no question (nothing embeds by itself), the samples one click
+    away."""
+    served = served_folder()
+    return {
+        "cp_samples": [] if served else [p.name for p in sample_paths()],
+        "cp_eval_docs": [],
+        "cp_uploaded": [],
+        "cp_folder": served,
+        "cp_folder_inside": True,
+        "cp_question": "" if served else OPENING.question,
+        "cp_evidence": "" if served else OPENING.evidence,
+        "cp_k": 5,
+        "cp_budget": 1024,
+        "cp_set": None,
+        "cp_map_doc": None,
+    }
+
+
+CORPUS_WIDGETS = corpus_widgets()
+"""The Corpus page's widgets as the app was started (the frame asks :func:`corpus_widgets` each
+run, so a folder named in the environment later counts too)."""
 
 EVALUATE_WIDGETS: dict[str, Any] = {
     "eval_tab": "A/B",
     "eval_docs_dir": "queries/docs",
+    "eval_source": None,  # set on each visit until the person chooses (ui.evaluate.questions)
+    "eval_scope": None,
+    "eval_source_chosen": False,
+    "eval_scope_chosen": False,
     "eval_docs": [],
     "eval_kinds": [],
     "qs_merge": False,
     "ab_k": DEFAULT_KS[-1],
+    "run_k": DEFAULT_KS[-1],
     "ab_query": None,
     "ab_pdf_view": "Page image",
     "ab_page": None,

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from explorer.chunking.edits import Edits, describe, edits_for, edits_json
-from explorer.cli.cache import embedding_count
+from explorer.cli.cache import embedding_count, lasting_index
 from explorer.cli.options import (
     Subparsers,
+    cache_options,
     config_options,
     edits_option,
     ints,
@@ -39,9 +40,7 @@ def _query_set_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--docs", required=True, help="the folder the queries' doc names refer to")
 
 
-def _eval_options(p: argparse.ArgumentParser) -> None:
-    """What ``eval`` and ``sweep`` share: the query set, its scope, k and budgets."""
-    _query_set_options(p)
+def _scope_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--scope",
         choices=SCOPES,
@@ -49,6 +48,12 @@ def _eval_options(p: argparse.ArgumentParser) -> None:
         help="document: each question retrieves from the document it names (default); corpus: "
         "from every document in --docs at once",
     )
+
+
+def _eval_options(p: argparse.ArgumentParser) -> None:
+    """What ``eval`` and ``sweep`` share: the query set, its scope, k and budgets."""
+    _query_set_options(p)
+    _scope_option(p)
     ks_and_budgets(p, k_help='hits at most, e.g. "1,3,5" (default)')
     p.add_argument("--json", action="store_true", help="print one JSON object")
     config_options(p)
@@ -202,6 +207,7 @@ def add_ab(sub: Subparsers) -> None:
         '"splitter=fixed,unit=chars,size=500,overlap=0".',
     )
     _query_set_options(ab)
+    _scope_option(ab)
     ab.add_argument(
         "--a", default="", metavar="SPEC", help="configuration A (default: recommended)"
     )
@@ -217,6 +223,7 @@ def add_ab(sub: Subparsers) -> None:
     ks_and_budgets(ab, k_help='e.g. "1,3,5" (default)')
     ab.add_argument("--json", action="store_true", help="print one JSON object")
     edits_option(ab, by_document=True, ab=True)
+    cache_options(ab)
 
 
 def run_ab(args: argparse.Namespace, out: TextIO) -> int:
@@ -236,16 +243,20 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
     queries = load_queries(args.queries)
     edits = _query_edits(args, queries)
     workspace = Workspace(Path(args.docs))
-    ra = evaluate(queries, workspace, a, ks=args.k, budgets=args.budget, progress=timed(progress))
-    rb = evaluate(
-        queries,
-        workspace,
-        b,
-        ks=args.k,
-        budgets=args.budget,
-        progress=timed(progress),
-        edits=edits,
-    )
+    if args.scope == "corpus":
+        workspace.names()  # read the folder now, to list what is skipped before the work
+        print_skipped(workspace.skipped)
+    with lasting_index(args, b if b.needs_model else a):
+        with embedding_count(a):
+            ra = evaluate(
+                queries, workspace, a, ks=args.k, budgets=args.budget,
+                progress=timed(progress), scope=args.scope,
+            )  # fmt: skip
+        with embedding_count(b):
+            rb = evaluate(
+                queries, workspace, b, ks=args.k, budgets=args.budget,
+                progress=timed(progress), edits=edits, scope=args.scope,
+            )  # fmt: skip
     comparisons = paired(ra, rb)
     side = ab_measures(ra, rb, workspace)
     claim = presets.judge(a, b, comparisons, k=max(args.k))
@@ -253,6 +264,8 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
         "a": a.to_json(),
         "b": b.to_json(),
         "b_edits": {name: edits_json(e) for name, e in edits.items()},
+        "scope": args.scope,
+        "documents": len(ra.documents),
         "questions": len(queries),
         "scored": next(iter(comparisons.values())).n if comparisons else 0,
         "comparisons": {name: c.to_json() for name, c in comparisons.items()},
@@ -267,7 +280,12 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
         if args.edits
         else spec_b or "recommended"
     )
-    out.write(f"A: {args.a or 'recommended'}\nB: {label_b}\n")
+    where = (
+        f"scope: corpus ({len(ra.documents)} documents, every question searches all)\n"
+        if args.scope == "corpus"
+        else ""
+    )
+    out.write(f"{where}A: {args.a or 'recommended'}\nB: {label_b}\n")
     for name, c in comparisons.items():
         lo, hi = c.ci95
         out.write(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -171,3 +171,82 @@ def add_query(
 def documents_named(items: Iterable[Mapping[str, Any]]) -> list[str]:
     """The distinct ``doc`` values, in first-seen order."""
     return list(dict.fromkeys(str(i.get("doc")) for i in items if i.get("doc")))
+
+
+@dataclass(frozen=True)
+class Unmatched:
+    """A document a query set names that no document of the corpus answers to, and why."""
+
+    doc: str
+    reason: str
+    questions: int
+
+    def line(self) -> str:
+        """One line for a list of what was left out."""
+        n = f"{self.questions} question" + ("" if self.questions == 1 else "s")
+        return f"{self.doc} ({n}): {self.reason}"
+
+
+def _parts(name: str) -> tuple[str, ...]:
+    return tuple(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
+
+
+def match_document(doc: str, names: Sequence[str]) -> tuple[str | None, str]:
+    """The corpus name a query set's ``doc`` stands for, or None with the reason.
+
+    The rule, in order: the same relative path; else the one name whose path ends with
+    ``doc``'s (or whose path ``doc``'s ends with: a set written from a folder above or below
+    the corpus's root), a folder and the file name at least in common; else the one name with
+    the same file name (unless ``doc``'s folders are the corpus's own: then it names another
+    page). Two or more candidates at a step are ambiguous, and the reason names them."""
+    if doc in names:
+        return doc, ""
+    want = _parts(doc)
+    if not want:
+        return None, "an empty document name"
+    by_path = [
+        n
+        for n in names
+        if min(len(p := _parts(n)), len(want)) >= 2  # more than the file name in common
+        and (p[-len(want) :] == want or want[-len(p) :] == p)
+    ]
+    if len(by_path) == 1:
+        return by_path[0], ""
+    if len(by_path) > 1:
+        return None, _ambiguous("paths that end the same way", by_path)
+    by_file = [n for n in names if _parts(n)[-1:] == want[-1:]]
+    folders = {p for n in names for p in _parts(n)[:-1]}
+    if len(by_file) == 1 and folders & set(want[:-1]):  # the same site, another folder
+        return None, f"no document at this path; the one file of that name is {by_file[0]}"
+    if len(by_file) == 1:
+        return by_file[0], ""
+    if len(by_file) > 1:
+        return None, _ambiguous(f"files named {want[-1]}", by_file)
+    return None, "no document of the corpus has this path or this file name"
+
+
+def _ambiguous(what: str, names: Sequence[str]) -> str:
+    shown = ", ".join(sorted(names)[:3]) + (", …" if len(names) > 3 else "")
+    return f"ambiguous: {len(names)} {what} ({shown}); name it by its path in the corpus"
+
+
+def match_documents(
+    queries: Sequence[Query], names: Sequence[str]
+) -> tuple[list[Query], list[Unmatched]]:
+    """The ``queries`` whose document is in the corpus of ``names``, each renamed to the corpus's
+    name for it (:func:`match_document`), and each document that matched none with its reason
+    and how many questions it kept out (in first-seen order)."""
+    known = list(names)
+    matched: list[Query] = []
+    missing: dict[str, tuple[str, int]] = {}
+    cache: dict[str, tuple[str | None, str]] = {}
+    for q in queries:
+        if q.doc not in cache:
+            cache[q.doc] = match_document(q.doc, known)
+        name, reason = cache[q.doc]
+        if name is None:
+            _, count = missing.get(q.doc, (reason, 0))
+            missing[q.doc] = (reason, count + 1)
+        else:
+            matched.append(q if name == q.doc else replace(q, doc=name))
+    return matched, [Unmatched(d, r, n) for d, (r, n) in missing.items()]

@@ -18,7 +18,7 @@ from ui import corpus_uploads, frame, widgets
 from ui.allowed import allowed_folder, named_folders
 from ui.answers import n_of
 from ui.safe import md_text
-from ui.sources import UPLOAD_TYPES, sample_paths
+from ui.sources import sample_paths
 
 Entry = tuple[str, str, bytes]
 """(file name, sha256, bytes): how the page keeps a document's bytes."""
@@ -66,11 +66,16 @@ def on_upload(limit_mb: int) -> None:
     """Take the uploaded files within the limits (read on this run, under a bar); list the
     others, each with its reason."""
     state = st.session_state
+    files, folder_files = corpus_uploads.uploaded_files(state)
     fresh, refused = corpus_uploads.take(
-        corpus_uploads.uploaded_files(state), state.cp_uploads, limit_mb=limit_mb
+        files, state.cp_uploads, limit_mb=limit_mb, folder_files=folder_files
     )
     state.cp_to_read = {**state.cp_to_read, **fresh}
     state.cp_upload_errors = refused
+
+
+def add_samples() -> None:
+    st.session_state.cp_samples = list(SAMPLES)
 
 
 def uploaded(name: str) -> None:
@@ -84,13 +89,15 @@ def controls(ws: Workspace, *, limit_mb: int) -> None:
     state = st.session_state
     st.header("Documents", anchor=False)
     st.multiselect("Bundled samples", list(SAMPLES), key="cp_samples")
+    if not state.cp_samples:  # a served site opens alone: the samples are one click away
+        st.button("Add the bundled samples", key="cp_add_samples", on_click=add_samples)
     st.multiselect(
         "Evaluation documents",
         list(EVAL_DOCS),
         key="cp_eval_docs",
         help="The documents the bundled query sets ask about (public documents and samples).",
     )
-    corpus_uploads.uploaders(lambda: on_upload(limit_mb), UPLOAD_TYPES)
+    corpus_uploads.uploaders(lambda: on_upload(limit_mb))
     if state.cp_to_read:
         state.cp_upload_errors = [
             *state.cp_upload_errors,
@@ -109,8 +116,15 @@ def controls(ws: Workspace, *, limit_mb: int) -> None:
             "Folder on this machine",
             key="cp_folder",
             placeholder=str(named_folders()[0]),
-            help="Every PDF, Markdown and text file in it (not the folders inside), inside the "
-            "folders the app was started with (`--docs FOLDER` or CHUNK_EXPLORER_DOCS).",
+            help="Every PDF, Markdown and text file in it, inside the folders the app was "
+            "started with (`--docs FOLDER` or CHUNK_EXPLORER_DOCS); each named by its path in "
+            "the folder.",
+        )
+        st.toggle(
+            "With the folders inside it",
+            key="cp_folder_inside",
+            help="A documentation site keeps its pages in folders: on, every file below the "
+            "folder is read; off, only the folder's own files.",
         )
 
 
@@ -138,14 +152,15 @@ def gather(ws: Workspace) -> Gathered:
         loaded: Loaded | None = None
         try:
             folder = allowed_folder(state.cp_folder)
-            if ws.folder_is_read(folder):
-                loaded = ws.load_folder(folder)
+            inside = bool(state.get("cp_folder_inside", True))
+            if ws.folder_is_read(folder, recursive=inside):
+                loaded = ws.load_folder(folder, recursive=inside)
             else:  # a documentation site's folder takes a while: a bar, and Cancel
                 loaded = widgets.cancellable(
                     f"Reading the folder {folder.name or folder}",
-                    lambda progress: ws.load_folder(folder, progress=progress),
+                    lambda progress: ws.load_folder(folder, recursive=inside, progress=progress),
                     key="cp_folder",
-                    request=str(folder),
+                    request=f"{folder}|{inside}",
                     meanwhile="The corpus is shown without it.",
                     again="Read it now",
                 )

@@ -12,6 +12,7 @@ from explorer.chunking.diagnostics import Diagnosis
 from explorer.chunking.records import Chunk
 from explorer.documents.model import Document
 from ui import corpus_view
+from ui.safe import plot_text
 
 
 def draw(
@@ -28,17 +29,18 @@ def draw(
     cols[3].metric("Characters", f"{sum(r['characters'] for r in rows):,}")
     table_col, plot_col = st.columns([1, 1], gap="large")
     table_col.dataframe(rows, hide_index=True, key="cp_overview")
+    names = [plot_text(r["document"], width=60, lines=1) for r in rows]  # plotly reads markup
     figure = go.Figure(
         [
             go.Bar(
-                y=[r["document"] for r in rows],
+                y=names,
                 x=[r["chunks"] - r["flagged"] for r in rows],
                 name="chunks",
                 orientation="h",
                 marker_color="#4e79a7",
             ),
             go.Bar(
-                y=[r["document"] for r in rows],
+                y=names,
                 x=[r["flagged"] for r in rows],
                 name="flagged",
                 orientation="h",

@@ -14,12 +14,23 @@ from explorer.config import Config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError
 from explorer.evaluation.coverage import evaluate
-from explorer.evaluation.queries import load_queries
+from explorer.evaluation.queries import (
+    Query,
+    Unmatched,
+    load_queries,
+    match_documents,
+    parse_queries,
+)
 from explorer.evaluation.reach import DocumentReach, retrieval_map
 from explorer.workspace import Workspace
 from ui import corpus_view, render, render_markdown, widgets
 from ui.answers import first_words
 from ui.document_view import highlights_key
+from ui.safe import md_text
+
+SESSION = "::session"
+"""The Evaluate page's query set (uploaded or edited there), among the sets to map."""
+SESSION_LABEL = "The Evaluate page's query set"
 
 
 @st.cache_data(max_entries=16, show_spinner="Drawing the document…")
@@ -50,18 +61,31 @@ def draw(
         "they do not answer (red, with the count of those questions)."
     )
     sets = {p.name: p for p in sorted(resources.query_sets_dir().glob("*.json"))}
+    names = [None, SESSION, *sets]
     set_col, run_col = st.columns([3, 1], vertical_alignment="bottom")
     set_col.selectbox(
-        "Query set", [None, *sets], key="cp_set", format_func=lambda s: "—" if s is None else s
+        "Query set",
+        names,
+        key="cp_set",
+        format_func=lambda s: "—" if s is None else SESSION_LABEL if s == SESSION else s,
+        help="A bundled set, or the Evaluate page's (the one uploaded or edited there).",
     )
-    queries = []
-    if state.get("cp_set") in sets:
-        try:
-            queries = [q for q in load_queries(sets[state.cp_set]) if q.doc in docs]
-        except ExplorerError as exc:
-            widgets.message("error", str(exc))
+    queries: list[Query] = []
+    unmatched: list[Unmatched] = []
+    try:
+        if state.get("cp_set") == SESSION:
+            asked = parse_queries(list(state.get("query_set") or []), source="the query set")
+        elif state.get("cp_set") in sets:
+            asked = load_queries(sets[state.cp_set])
+        else:
+            asked = []
+        # a set names its documents by path or by file name (explorer.evaluation.queries)
+        queries, unmatched = match_documents(asked, list(docs))
+    except ExplorerError as exc:
+        widgets.message("error", str(exc))
     corpus_key = tuple((n, d.key) for n, d in docs.items())
-    map_key = (corpus_key, config.to_spec(), state.get("cp_set"), k)
+    asked_key = tuple((q.id, q.doc, q.query, q.evidence) for q in queries)
+    map_key = (corpus_key, config.to_spec(), state.get("cp_set"), asked_key, k)
     widgets.cancelled_note("cp_map_cancelled")
     if run_col.button(
         f"Run {len(queries)} questions", key="cp_map_run", disabled=not queries, type="primary"
@@ -76,6 +100,12 @@ def draw(
             widgets.message("error", str(exc))
         finally:
             bar.empty()
+    if unmatched:
+        n = sum(u.questions for u in unmatched)
+        st.caption(
+            f"{n} of its questions ask about {len(unmatched)} document(s) not in this corpus "
+            f"(first: {md_text(unmatched[0].line())})."
+        )
     if state.get("cp_set") and not queries:
         st.caption("None of its questions asks about a document of this corpus.")
     elif state.cp_map is not None and state.cp_map[0] == map_key:

@@ -20,7 +20,7 @@ from ui import evaluate_view, presets_view, render, render_markdown, render_pdf,
 from ui.answers import n_of
 from ui.chunk_view import scroll_script, window_note
 from ui.evaluate.handover import explorer_range, fits_explorer, open_in_explorer
-from ui.evaluate.questions import Questions
+from ui.evaluate.questions import Questions, scope_words
 from ui.evaluate.runs import pct, run_button, run_failed
 from ui.safe import md_escape, md_text
 from ui.settings import describe_config
@@ -101,10 +101,18 @@ def draw(questions: Questions) -> None:
         t0 = time.monotonic()
         try:  # looked up as it runs (a test replaces it)
             rep_a = coverage.evaluate(
-                queries, ws, cfg_a, progress=lambda f, m: progress(f / 2, f"A · {m}")
+                queries,
+                ws,
+                cfg_a,
+                scope=questions.scope,
+                progress=lambda f, m: progress(f / 2, f"A · {m}"),
             )
             rep_b = coverage.evaluate(
-                queries, ws, cfg_b, progress=lambda f, m: progress(0.5 + f / 2, f"B · {m}")
+                queries,
+                ws,
+                cfg_b,
+                scope=questions.scope,
+                progress=lambda f, m: progress(0.5 + f / 2, f"B · {m}"),
             )
         except Exception as exc:  # a typed error, or a bug: one message, no traceback
             st.error(md_text(run_failed(exc)))
@@ -121,11 +129,17 @@ def draw(questions: Questions) -> None:
         )
         return
     ra, rb = result["a"], result["b"]
-    if (ra.config, rb.config) != (cfg_a, cfg_b):
+    if (ra.config, rb.config, ra.scope) != (cfg_a, cfg_b, questions.scope):
         st.warning("The settings above changed since this run; run again to update.")
+    searched = (
+        f"every question searches all {n_of(len(ra.documents), 'document')}"
+        if ra.scope == "corpus"
+        else "each question searches its own document"
+    )
     st.caption(
-        f"A: {describe(ra.config)} · B: {describe(rb.config)} · "
-        f"{n_of(len(ra.results), 'question')} · {result['seconds']:.1f} s"
+        f"A: {md_text(describe(ra.config))} · B: {md_text(describe(rb.config))} · "
+        f"{n_of(len(ra.results), 'question')} · {scope_words(ra.scope)}: {searched} · "
+        f"{result['seconds']:.1f} s"
     )
     st.segmented_control("Hits retrieved (k)", list(ra.ks), key="ab_k", required=True)
     k = state.ab_k if state.ab_k in ra.ks else ra.ks[-1]
@@ -154,19 +168,21 @@ def config_inputs(side: str) -> Config | None:
 def coverage_figures(ra: EvalReport, rb: EvalReport, k: int) -> None:
     """Coverage at k with A and with B, the chunks and the index tokens of each."""
     cov_a, cov_b = ra.coverage_at_k[k], rb.coverage_at_k[k]
+    where = scope_words(ra.scope)
     mcols = st.columns(4)
-    mcols[0].metric(f"Coverage@{k} with A", pct(cov_a))
+    mcols[0].metric(f"Coverage@{k} with A ({where})", pct(cov_a))
     mcols[1].metric(
-        f"Coverage@{k} with B",
+        f"Coverage@{k} with B ({where})",
         pct(cov_b),
         delta=f"{(cov_b - cov_a) * 100:+.0f} points",
         delta_color="normal" if cov_b != cov_a else "off",
     )
-    mcols[2].metric("Chunks A / B", f"{ra.chunks:,} / {rb.chunks:,}")
+    whose = "corpus" if ra.scope == "corpus" else "their documents"
+    mcols[2].metric(f"Chunks A / B ({whose})", f"{ra.chunks:,} / {rb.chunks:,}")
     mcols[3].metric(
-        "Index tokens A / B",
+        f"Index tokens A / B ({whose})",
         f"{ra.index_tokens:,} / {rb.index_tokens:,}",
-        help="cl100k tokens over all chunks of the documents: what an index holds.",
+        help="cl100k tokens over all chunks of the documents searched: what an index holds.",
     )
 
 
@@ -186,7 +202,8 @@ def show_verdicts(ra: EvalReport, rb: EvalReport, k: int) -> None:
         show(
             f"**At k = {k}: {here.verdict}.** {len(here.b_only)} questions only B covers, "
             f"{len(here.a_only)} only A; exact paired test p = {here.p_value:.3g}; 95% interval "
-            f"for B − A: {lo * 100:+.0f} to {hi * 100:+.0f} points.{needed}"
+            f"for B − A: {lo * 100:+.0f} to {hi * 100:+.0f} points, in "
+            f"{scope_words(ra.scope)}.{needed}"
         )
     presets_view.claim_note(ra.config, rb.config, comparisons, k)
     with st.expander("The paired test at every k and budget"):

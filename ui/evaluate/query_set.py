@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from explorer.documents.model import document_name
 from explorer.errors import ExplorerError
 from explorer.evaluation.queries import dumps, merge, read_query_set
 from ui import evaluate_view
@@ -75,9 +73,9 @@ def on_upload() -> None:
     set_query_set(loaded, file.name)
 
 
-def draw(*, folder: Path | None, docs_named: Sequence[str]) -> None:
-    """The tab: load or upload a set, edit it (a question's document is a file of ``folder`` or
-    one of ``docs_named``), download it."""
+def draw(*, doc_options: Sequence[str]) -> None:
+    """The tab: load or upload a set, edit it (a question's document is one of
+    ``doc_options``), download it."""
     state = st.session_state
     left, mid, right = st.columns([2, 3, 2], vertical_alignment="bottom")
     left.button(
@@ -106,12 +104,6 @@ def draw(*, folder: Path | None, docs_named: Sequence[str]) -> None:
         state.qs_version += 1
         editor_key = f"qs_editor_{state.qs_version}"
         state.qs_base = evaluate_view.editor_rows(state.query_set)
-    doc_options = sorted(
-        {document_name(p) for p in folder.iterdir() if p.is_file()}
-        if folder is not None and folder.is_dir()
-        else set()
-    )
-    doc_options += [d for d in docs_named if d not in doc_options]
     edited = st.data_editor(
         pd.DataFrame(state.qs_base, columns=list(evaluate_view.EDITOR_COLUMNS)),
         key=editor_key,
@@ -121,7 +113,7 @@ def draw(*, folder: Path | None, docs_named: Sequence[str]) -> None:
         column_config={
             "id": st.column_config.TextColumn("id", width="small", required=True),
             "doc": st.column_config.SelectboxColumn(
-                "document", options=doc_options, width=170, required=True
+                "document", options=list(doc_options), width=170, required=True
             ),
             "query": st.column_config.TextColumn("question", width=300, required=True),
             "evidence": st.column_config.ListColumn(

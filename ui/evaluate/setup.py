@@ -8,6 +8,7 @@ import streamlit as st
 
 from explorer.config import Config
 from explorer.errors import ExplorerError
+from ui.evaluate import questions
 from ui.evaluate.query_set import the_bundled_set
 from ui.evaluate.sweep import SWEEP_GRIDS
 from ui.settings import config_of, state_of
@@ -21,6 +22,7 @@ def start() -> None:
     state.setdefault("qs_error", None)
     state.setdefault("qs_notice", None)
     state.setdefault("qs_version", 0)
+    questions.start()
     main = config_of(state) if "splitter" in state else Config()
     for prefix, start in (("ab_A_", main), ("ab_B_", Config()), ("sw_", main)):
         # the first visit: A and the sweep start as the sidebar's, B as recommended; what a

@@ -17,7 +17,7 @@ from explorer.evaluation.coverage import EvalReport, sweep_cells
 from ui import evaluate_view, widgets
 from ui.answers import n_of
 from ui.evaluate.handover import explorer_range, fits_explorer, open_in_explorer
-from ui.evaluate.questions import Questions
+from ui.evaluate.questions import Questions, scope_words
 from ui.evaluate.runs import pct, run_button, run_failed
 from ui.safe import md_text
 from ui.settings import config_of
@@ -85,8 +85,9 @@ def draw(questions: Questions) -> None:
         t0 = time.monotonic()
         try:
             reports = coverage.sweep(  # looked up as it runs (a test replaces it)
-                queries, ws, base, sizes=sizes, overlaps=overlaps, progress=progress
-            )
+                queries, ws, base, sizes=sizes, overlaps=overlaps, progress=progress,
+                scope=questions.scope,
+            )  # fmt: skip
         except Exception as exc:  # a typed error, or a bug: one message, no traceback
             st.error(md_text(run_failed(exc)))
         else:
@@ -109,6 +110,7 @@ def results(swept: dict[str, Any], questions: Questions) -> None:
     st.caption(
         f"{first.config.chunking.splitter}, {first.config.retriever}: "
         f"{n_of(len(reports), 'cell')} × {n_of(len(first.results), 'question')} in "
+        f"{scope_words(first.scope)} ({n_of(len(first.documents), 'document')} searched) in "
         f"{swept['seconds']:.1f} s"
     )
     left, mid, right, _ = st.columns([1, 1, 1, 1])
@@ -190,15 +192,20 @@ def charts(reports: Sequence[EvalReport], k: int, budget: int, picked: int) -> N
     """Coverage at k and at the budget, chunks and index size, over the cells."""
     rows = evaluate_view.sweep_rows(reports)
     unit = reports[0].config.chunking.unit
+    where = scope_words(reports[0].scope)
     specs = [
-        (f"coverage@{k}", f"Coverage@{k}: questions with all evidence in the top {k}", True),
         (
-            f"coverage@{budget} tokens",
-            f"Coverage@{budget} tokens: all evidence within a {budget}-token budget",
+            f"coverage@{k}",
+            f"Coverage@{k} ({where}): questions with all evidence in the top {k}",
             True,
         ),
-        ("chunks", "Chunks over all documents", False),
-        ("index tokens", "Index size (cl100k tokens over all chunks)", False),
+        (
+            f"coverage@{budget} tokens",
+            f"Coverage@{budget} tokens ({where}): all evidence within a {budget}-token budget",
+            True,
+        ),
+        ("chunks", "Chunks over all documents searched", False),
+        ("index tokens", "Index size (cl100k tokens over all chunks searched)", False),
     ]
     for n in range(0, len(specs), 2):
         cols = st.columns(2)
