@@ -1,4 +1,5 @@
-"""The chunking records: the splitter names, the registry of other splitters, where records are imported from."""
+"""The chunking records: the splitter names, the registry of other splitters, where records are
+imported from."""
 
 from __future__ import annotations
 
@@ -99,5 +100,7 @@ def test_records_are_imported_from_records_not_through_the_engine() -> None:
     pattern = re.compile(r"from explorer\.chunking\.splitters import \(?([^)\n]*(?:\n[^)]*)?)\)?")
     for path in [*root.glob("explorer/**/*.py"), *root.glob("ui/**/*.py"), root / "app.py"]:
         for match in pattern.finditer(path.read_text(encoding="utf-8")):
-            imported = {n.strip().split(" as ")[0] for n in match.group(1).replace("\n", ",").split(",")}
+            imported = {
+                n.strip().split(" as ")[0] for n in match.group(1).replace("\n", ",").split(",")
+            }
             assert not imported & record_names, (path, imported & record_names)
