@@ -29,10 +29,11 @@ def md_escape(text: str) -> str:
 
 
 _MARKDOWN_MARKUP = re.compile(r"([\\`*_\[\]<>!$~|#&@])")
-_AUTOLINK = re.compile(r"(?i)(?<=[a-z])(?=\\?:/)|(?<=www)(?=\\?\.)|(?<=@)")
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z])(?=\\?:/)|(?<=www)(?=\\?\.)|(?<=@)(?=[\w\\-]+\\?\.[\w\\-])")
 _JOINER = "\u2060"
-"""WORD JOINER: invisible, and it keeps ``http://``, ``www.`` and ``user@host`` from being one
-run of text."""
+"""WORD JOINER: invisible, and it keeps ``http://``, ``www.`` and ``user@host.example`` from
+being one run of text. Only there: an ``@`` before no dotted host (``coverage@5``) is no address
+and gets none (a hidden character inside a measure's name breaks copying and searching it)."""
 
 
 def _unlink(text: str) -> str:
