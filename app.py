@@ -35,14 +35,12 @@ frame.keep(
     prefixes=EVALUATE_PREFIXES,
 )
 
+explore = st.Page(
+    "app_pages/explore.py", title="Explore a document", icon=":material/article:", default=True
+)
 page = st.navigation(
     [
-        st.Page(
-            "app_pages/explore.py",
-            title="Explore a document",
-            icon=":material/article:",
-            default=True,
-        ),
+        explore,
         st.Page(
             "app_pages/corpus.py",
             title="Ask a corpus",
@@ -57,6 +55,7 @@ page = st.navigation(
         ),
     ]
 )
+frame.enter_page(explore=page.url_path == explore.url_path)
 with st.sidebar:
     frame.set_page_slot(st.container())  # the page's own controls go above the configuration
     st.header("Configuration", anchor=False)

@@ -23,6 +23,7 @@ from ui.answers import evidence_phrases
 from ui.corpus import documents, overview, question_panel, reach_map
 from ui.safe import md_text
 from ui.settings import describe_config
+from ui.widget_keys import CORPUS_WIDGETS
 
 state = st.session_state
 ws = frame.workspace()
@@ -38,6 +39,16 @@ st.caption(
 )
 with frame.page_slot():
     documents.controls(ws, limit_mb=UPLOAD_LIMIT_MB)
+    st.button(
+        "Reset to recommended",
+        key="cp_reset_recommended",
+        icon=":material/restart_alt:",
+        on_click=frame.reset_to_recommended,
+        kwargs={
+            "values": {"cp_k": CORPUS_WIDGETS["cp_k"], "cp_budget": CORPUS_WIDGETS["cp_budget"]}
+        },
+        help="The recommended configuration (the sidebar's), k and budget.",
+    )
 gathered = documents.gather(ws)
 docs = gathered.docs
 documents.left_out(gathered.skipped)

@@ -26,10 +26,19 @@ import streamlit as st
 
 from ui import frame
 from ui.evaluate import ab, handover, query_set, questions, setup, single, sweep
+from ui.widget_keys import EVALUATE_CONFIGS
 
 setup.start()
 with frame.page_slot():
     chosen = questions.choose()
+    st.button(
+        "Reset to recommended",
+        key="eval_reset_recommended",
+        icon=":material/restart_alt:",
+        on_click=frame.reset_to_recommended,
+        kwargs={"prefixes": EVALUATE_CONFIGS},
+        help="The recommended configuration for the sidebar, A, B and the sweep.",
+    )
 
 st.title("Evaluate chunking")
 st.caption(

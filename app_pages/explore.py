@@ -144,14 +144,16 @@ with ask_col:
     question_panel.inputs(question_key, evidence_key)
     placeholder = st.empty()  # the BM25 answer, while the model embeds
     if question and chunks:
+        early = question_panel.EarlyAnswer(placeholder, doc=doc, chunks=chunks, config=config)
         whole = widgets.answer_bm25_first(
-            ws, [doc], config, question, phrases, k=state.k, budget=state.budget,
-            early=question_panel.early_answer(placeholder, doc=doc, chunks=chunks, config=config),
+            ws, [doc], config, question, phrases, k=state.k, budget=state.budget, early=early,
             edits={doc.name: edits},
         )  # fmt: skip
         if whole is not None:
             placeholder.empty()  # the full answer replaces the BM25 one
             answer = whole.answers[doc.name]
+        else:
+            early.stands()  # the BM25 answer stands: its verdict with it
     elif not question:
         st.caption("Type a question to see which chunks a retriever would return for it.")
     if answer is not None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.browser_util import (
+    ARTIFACTS,
     require_chromium,
     screenshot,
     wait_idle,
@@ -80,3 +81,64 @@ def test_the_heading_lesson_before_and_after_its_repair(context: Any, app_url: s
     shown = page.locator('[data-testid="stCode"]').filter(has_text="A permit costs 25 euros")
     assert "Parking" not in shown.first.inner_text()  # the displayed text has no prefix
     screenshot(page, "lesson-heading-2-repaired.png")
+
+
+def in_sight(page: Any, locator: Any) -> bool:
+    """Is the element inside the window and inside the scrolling document view around it?"""
+    box = locator.bounding_box()
+    view = page.locator(".st-key-doc_view").bounding_box()
+    size = page.viewport_size
+    if box is None or view is None:
+        return False
+    return bool(
+        box["y"] >= 0
+        and box["y"] + box["height"] <= size["height"]
+        and view["y"] <= box["y"]
+        and box["y"] + box["height"] <= view["y"] + view["height"]
+    )
+
+
+def test_present_mode_at_1280x800_shows_the_hit_and_the_missing_text(
+    chromium: Any, app_url: str
+) -> None:
+    ctx = chromium.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = open_link(ctx, f"{app_url}/?lesson=2-table-row-without-header&present=1")
+        page.wait_for_timeout(800)  # the scroll to the best hit
+        badge = page.locator('.ce-doc .ce-badge:text-is("#1")').first
+        assert in_sight(page, badge), "lesson 2's hit row is out of sight"
+        page.screenshot(path=ARTIFACTS / "present-1280-lesson-2.png")
+
+        page = open_link(ctx, f"{app_url}/?lesson=3-code-without-explanation&present=1")
+        page.wait_for_timeout(800)
+        missing = page.locator(".ce-doc .ce-underline").filter(has_text="Stop the").first
+        assert "rgb(207, 34, 46)" in str(
+            missing.evaluate("e => getComputedStyle(e).textDecorationColor")
+        )
+        assert in_sight(page, missing), "lesson 3's missing warning is out of sight"
+        assert in_sight(page, page.locator('.ce-doc .ce-badge:text-is("#1")').first)
+        page.screenshot(path=ARTIFACTS / "present-1280-lesson-3.png")
+    finally:
+        ctx.close()
+
+
+TRUNCATED = """() => [...document.querySelectorAll(
+        '[data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"]')]
+    .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.innerText)"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1500, 1000)])
+def test_no_widget_label_is_cut_short(chromium: Any, app_url: str, size: tuple[int, int]) -> None:
+    ctx = chromium.new_context(viewport={"width": size[0], "height": size[1]})
+    try:
+        page = open_link(ctx, app_url)
+        for _ in range(3):  # the sidebar scrolls: bring each part into view so it is laid out
+            assert page.evaluate(TRUNCATED) == []
+            page.locator('[data-testid="stSidebar"]').hover()
+            page.mouse.wheel(0, 700)
+            page.wait_for_timeout(300)
+        fill = page.locator('[data-testid="stSidebar"]').get_by_text("Fill to budget", exact=True)
+        assert fill.is_visible()
+    finally:
+        ctx.close()

@@ -178,7 +178,7 @@ def test_a_dropped_chunk_is_struck_through_on_the_pdf_page() -> None:
     chunks = split(doc, ChunkSettings(splitter="recursive", unit="tokens", size=120, overlap=0))
     c = chunks[1]
     grey = render.Highlight(c.start, c.end, c.index, render.DROPPED_COLOR, label="✕1")
-    struck = render.dropped_highlight(c)
+    (struck,) = render.dropped_highlights(c, [])  # no retrievable chunk holds its text
     assert struck.struck and struck.color == grey.color and struck.label == "✕1"
     plain = render_pdf.render_pdf_page(pdf, 1, doc, [grey], zoom=1.0)
     drawn = render_pdf.render_pdf_page(pdf, 1, doc, [struck], zoom=1.0)

@@ -295,7 +295,9 @@ def test_sweep_renders_its_grid_and_charts() -> None:
     assert table["coverage@5"][best] == table["coverage@5"].max()
     assert list(table.columns)[:2] == ["cell", "vs best@5"]
     # a new unit brings sizes that suit it
-    assert at.selectbox(key="sw_unit").value == START.config.chunking.unit  # the sidebar's
+    assert (
+        at.selectbox(key="sw_unit").value == Config().chunking.unit
+    )  # the sidebar's: recommended here
     at.selectbox(key="sw_unit").set_value("words").run()
     assert at.text_input(key="sw_sizes").value == "75, 150, 300"
 
@@ -329,7 +331,7 @@ def test_the_sweep_carry_reaches_its_cells() -> None:
 
 def test_the_sweep_fill_toggle_reaches_its_cells() -> None:
     at = open_page(query_set=[REFUND], eval_tab="Sweep", sw_sizes="64, 128", sw_overlaps="0")
-    assert at.toggle(key="sw_fill").value is START.config.fill  # the sweep starts as the sidebar's
+    assert at.toggle(key="sw_fill").value is Config().fill  # as the sidebar's (recommended)
     for on in (True, False):
         at.toggle(key="sw_fill").set_value(on).run()
         at.button(key="sw_run").click().run()

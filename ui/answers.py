@@ -23,6 +23,13 @@ def n_of(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
+def signed_points(value: float, *, digits: int = 0) -> str:
+    """A difference in percentage points, signed: ``"+1 point"``, ``"-3 points"``,
+    ``"+0.5 points"``."""
+    shown = f"{value:+.{digits}f}"
+    return f"{shown} point" if shown.lstrip("+-") == "1" else f"{shown} points"
+
+
 def first_words(text: str, n: int = 12) -> str:
     words = text.split()
     return " ".join(words[:n]) + (" …" if len(words) > n else "")

@@ -17,6 +17,7 @@ from explorer.retrieval.scoring import (
     passages_of,
 )
 from ui import render
+from ui.safe import plain_markdown
 from ui.settings import UNIT_LABELS
 
 
@@ -81,8 +82,9 @@ def pages_label(chunk: Chunk) -> str:
 
 
 def chunk_label(chunk: Chunk, *, width: int = 48) -> str:
-    """A one-line name for pickers: number, then the start of its text."""
-    head = " ".join(chunk.text.split())
+    """A one-line name for pickers: number, then the start of its text as a reader sees it
+    (Markdown's marks taken away: :func:`ui.safe.plain_markdown`)."""
+    head = plain_markdown(chunk.text[: width * 4]) or " ".join(chunk.text.split())
     if len(head) > width:
         head = head[: width - 1].rstrip() + "…"
     return f"#{chunk.index} · {head}"

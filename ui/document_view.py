@@ -153,6 +153,7 @@ def _on_pick(picker: str, pages: list[int | None]) -> None:
 
 def _highlights(shown: Shown, view: str, selected: int | None) -> list[render.Highlight]:
     answer, chunks, doc = shown.answer, shown.chunks, shown.doc
+    held = render.retrievable_spans(chunks)  # struck through: only text no such chunk holds
     hits = list(answer.hits) if answer else []
     outlined = selected
     if outlined is None and st.session_state.get("present") and hits:
@@ -164,6 +165,7 @@ def _highlights(shown: Shown, view: str, selected: int | None) -> list[render.Hi
             *highlights.context_highlights(answer.pieces, hits, chunks, doc.text),
             *highlights.fill_highlights(answer, chunks, doc.text),
             *highlights.hit_highlights(hits, chunks, selected=outlined),
+            *highlights.selected_highlight(answer, chunks, selected),
         ]
     elif view == "Heat" and answer is not None:
         out = highlights.heat_highlights(answer.ranking, chunks, selected=selected)
@@ -174,13 +176,14 @@ def _highlights(shown: Shown, view: str, selected: int | None) -> list[render.Hi
             only_flagged=st.session_state.only_flagged,
             keep=shown.table_keep,
         )
-        out = render.chunk_highlights([chunks[i] for i in shown_idx], selected=selected)
-    if view != "Chunks" and shown.edits:  # a dropped chunk is struck through in every view
+        out = render.chunk_highlights([chunks[i] for i in shown_idx], selected=selected, held=held)
+    if view != "Chunks" and shown.edits:  # a dropped chunk is drawn in every view
         out = [
             *(
-                render.dropped_highlight(c, selected=selected)
+                h
                 for c in chunks
                 if "dropped" in c.flags
+                for h in render.dropped_highlights(c, held, selected=selected)
             ),
             *out,
         ]

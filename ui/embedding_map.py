@@ -24,15 +24,51 @@ from explorer.errors import ExplorerError
 from explorer.retrieval.embedding_map import EmbeddingMap
 from explorer.workspace import Workspace
 from ui import widgets
-from ui.safe import md_text, plot_text
+from ui.safe import md_text, plain_markdown, plot_text
 
 KEY = "embedding_map"
-"""The plotly chart's key: its selection event is ``state[KEY]``."""
+"""The plotly chart's key starts so: its selection event is ``state[chart_key(selected)]``."""
+
+
+def chart_key(selected: int | None) -> str:
+    """The chart's key while chunk ``selected`` is the page's selection: a selection made
+    elsewhere (the picker, the table) draws a fresh chart, so the map's own last pick does not
+    stay selected (dimming every other point) beside the ring of the new one."""
+    return f"{KEY}:{selected}"
+
+
 TOGGLE = "show_map"
 QUESTION_COLOUR = "#d62728"
 HIT_COLOUR = "#222222"
 SELECTED_COLOUR = "#ff7f0e"
 LINE_COLOUR = "rgba(214, 39, 40, 0.55)"
+SECTION_COLOURS: tuple[str, ...] = (
+    "#1f77b4",  # blue
+    "#2ca02c",  # green
+    "#9467bd",  # purple
+    "#8c564b",  # brown
+    "#e377c2",  # pink
+    "#17becf",  # cyan
+    "#bcbd22",  # olive
+    "#7f7f7f",  # grey
+    "#f3c300",  # yellow
+    "#0b3d91",  # navy
+    "#66c2a5",  # sea green
+    "#882d17",  # rust
+    "#a1caf1",  # light blue
+    "#604e97",  # violet
+    "#c2b280",  # sand
+    "#2b3d26",  # dark olive
+)
+"""The sections' colours, told apart at a glance (none near the question's red, the selected
+ring's orange or the hits' black); past 16 sections the marker's shape changes too."""
+SECTION_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "pentagon", "hexagon")
+
+
+def section_marker(n: int) -> tuple[str, str]:
+    """The colour and shape of the ``n``-th section (from 0): no two sections share both."""
+    colours = len(SECTION_COLOURS)
+    return SECTION_COLOURS[n % colours], SECTION_SYMBOLS[(n // colours) % len(SECTION_SYMBOLS)]
 
 
 def picked_chunk(event: Mapping[str, Any] | None) -> int | None:
@@ -58,7 +94,8 @@ def figure(made: EmbeddingMap, *, selected: int | None = None) -> Any:
 
     rank = {h.index: h for h in made.hits}
     traces: list[Any] = []
-    for section in made.sections:
+    for n, section in enumerate(made.sections):
+        colour, symbol = section_marker(n)
         pts = [p for p in made.points if p.section == section]
         hover = []
         for p in pts:
@@ -67,15 +104,24 @@ def figure(made: EmbeddingMap, *, selected: int | None = None) -> Any:
                 head += f" · hit #{rank[p.index].rank} (score {rank[p.index].score:.3f})"
             if p.similarity is not None:
                 head += f" · cosine with the question {p.similarity:.3f}"
-            path = plot_text(" > ".join(p.heading_path) or section, lines=2)
+            path = plot_text(
+                " > ".join(plain_markdown(h) for h in p.heading_path) or plain_markdown(section),
+                lines=2,
+            )
             hover.append(f"{head}<br><i>{path}</i><br>{plot_text(p.preview)}")
         traces.append(
             go.Scatter(
                 x=[p.x for p in pts],
                 y=[p.y for p in pts],
                 mode="markers",
-                name=plot_text(section, width=40, lines=1),
-                marker={"size": 10, "opacity": 0.85, "line": {"width": 0.5, "color": "white"}},
+                name=plot_text(plain_markdown(section) or section, width=40, lines=1),
+                marker={
+                    "size": 10,
+                    "opacity": 0.85,
+                    "color": colour,
+                    "symbol": symbol,
+                    "line": {"width": 0.5, "color": "white"},
+                },
                 customdata=[p.index for p in pts],
                 hovertext=hover,
                 hoverinfo="text",
@@ -244,15 +290,18 @@ def draw(
     if made is None:
         return
 
+    selected = state.get("chunk")
+    key = chart_key(selected)
+
     def on_select() -> None:
-        picked = picked_chunk(state.get(KEY))
+        picked = picked_chunk(state.get(key))
         if picked is not None and 0 <= picked < len(chunks):
             select(picked, chunks[picked].page_start)
 
     with st.container(key="map_panel"):
         st.plotly_chart(
-            figure(made, selected=state.get("chunk")),
-            key=KEY,
+            figure(made, selected=selected),
+            key=key,
             on_select=on_select,
             selection_mode="points",
             config={"scrollZoom": True, "displaylogo": False},

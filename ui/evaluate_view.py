@@ -17,6 +17,7 @@ from explorer.evaluation.queries import CORE, read_query_set
 from explorer.evaluation.side_by_side import TABLE_COLUMNS, table_columns
 from explorer.evaluation.stats import PairedComparison, compare_to_best
 from explorer.workspace import Workspace
+from ui.answers import signed_points
 from ui.render import PALETTE, Marker
 
 A_COLOR = "#1d4ed8"
@@ -389,7 +390,7 @@ def summary_rows(
                 "measure": name,
                 "A": format(va, f),
                 "B": format(vb, f),
-                "B - A": f"{diff:+.1f} points" if fine else f"{diff:+.0f} points",
+                "B - A": signed_points(diff, digits=1 if fine else 0),
             }
         )
 

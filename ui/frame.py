@@ -14,10 +14,14 @@ from typing import Any, NoReturn
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from explorer.config import Config
 from explorer.documents.model import Document
+from explorer.errors import ExplorerError
+from explorer.evaluation.lessons import Setting
 from explorer.workspace import Workspace
 from explorer.workspace import shared_workspace as library_workspace
 from ui.lessons import LESSONS, opening_view
+from ui.settings import config_of, state_of
 from ui.sources import SAMPLES_DIR, sample_paths
 from ui.view_state import View
 
@@ -116,6 +120,61 @@ def keep(
     for key in [*defaults, *also, *(k for k in list(state.keys()) if str(k).startswith(starts))]:
         if key in state:
             state[key] = state[key]
+
+
+# --------------------------------------------------------------------------- the lesson's page
+
+PARKED = "lesson_parked"
+"""The Explore page's lesson configuration, while another page is shown: (the configuration
+set in its place, the lesson's widget values)."""
+
+
+def enter_page(*, explore: bool) -> None:
+    """Before the configuration is drawn: a lesson belongs to the Explore page while it is open.
+
+    Leaving the Explore page (or starting a session on another page) while the sidebar holds a
+    lesson's own setting, the other page starts on the recommended configuration and the
+    lesson's is parked; back on the Explore page it is restored, unless the configuration was
+    changed meanwhile (then the visitor's choice stands)."""
+    state = st.session_state
+    was_explore = state.get("on_explore")
+    state.on_explore = explore
+    if explore:
+        parked = state.pop(PARKED, None)
+        if parked is not None and _config() == parked[0]:
+            state.update(parked[1])
+        return
+    if was_explore is False or PARKED in state:  # from one other page to another
+        return
+    lesson = LESSONS.get(state.get("lesson") or "")
+    config = _config()
+    if lesson is None or config is None:
+        return
+    try:
+        setting = Setting(config, state.get("k"), state.get("budget"))
+    except (ExplorerError, ValueError, TypeError):
+        return
+    if setting not in [s for _, s in lesson.settings()]:
+        return
+    state[PARKED] = (Config(), state_of(config))
+    state.update(state_of(Config()))
+
+
+def _config() -> Config | None:
+    try:
+        return config_of(st.session_state)
+    except ExplorerError:
+        return None
+
+
+def reset_to_recommended(*, prefixes: Iterable[str] = (), values: Mapping[str, Any] = {}) -> None:
+    """The sidebar's configuration (and the page's own under each of ``prefixes``) back to the
+    recommended one, and the page's ``values``; a parked lesson is let go."""
+    state = st.session_state
+    state.pop(PARKED, None)
+    for prefix in ("", *prefixes):
+        state.update(state_of(Config(), prefix=prefix))
+    state.update(values)
 
 
 # --------------------------------------------------------------------------- the sidebar's slot

@@ -46,6 +46,35 @@ def hit_highlights(
     ]
 
 
+SELECTED_COLOR = "#6e7781"
+"""The grey of a selected chunk that is not a hit, in the Query hits view."""
+
+
+def selected_highlight(
+    answer: Answer, chunks: Sequence[Chunk], selected: int | None
+) -> list[render.Highlight]:
+    """The selected chunk when it is no hit: outlined in grey, its badge saying so and where it
+    ranked (the Query hits view shows only hits otherwise, so a selection would vanish)."""
+    if selected is None or not 0 <= selected < len(chunks):
+        return []
+    if any(h.index == selected for h in answer.hits):
+        return []
+    c = chunks[selected]
+    ranked = next((h for h in answer.ranking if h.index == selected), None)
+    where = f"ranked #{ranked.rank}, not retrieved" if ranked is not None else "not ranked"
+    return [
+        render.Highlight(
+            c.start,
+            c.end,
+            c.index,
+            SELECTED_COLOR,
+            label=f"{c.index} · {where}",
+            selected=True,
+            title=f"chunk {c.index} (selected): {where}",
+        )
+    ]
+
+
 def context_highlights(
     pieces: Sequence[ContextPiece], hits: Sequence[Hit], chunks: Sequence[Chunk], text: str
 ) -> list[render.Highlight]:

@@ -149,7 +149,9 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 .st-key-ce_lesson .ce-question { font-size: 1.8rem; font-weight: 600; margin: 0.2em 0 0.4em; }
 [data-testid="stAlert"] p { font-size: 1.5rem; }
 .ce-doc { font-size: 1.35rem !important; line-height: 1.7 !important; }
+.st-key-doc_view { max-height: max(300px, calc(100vh - 480px)) !important; }
 </style>"""
 """Presentation mode: the sidebar folded away, only the lesson, the question, the verdict and the
 document, in larger text for a projector (the parts shown otherwise sit in containers whose key
-starts with ``ce_hide_``)."""
+starts with ``ce_hide_``); the document view is cut to the window's height below the lesson, so
+the best hit, scrolled to its top, and the text after it are in sight (at 1280x800 too)."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import html
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -75,6 +76,8 @@ class Highlight:
     evidence occurrence, say) on top of the chunk tints without hiding them."""
     struck: bool = False
     """Draw the text struck through and greyed: a chunk a what-if edit dropped from the index."""
+    badged: bool = True
+    """Draw its badge (a chunk drawn in several pieces has one, on its first)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.start < self.end:
@@ -121,35 +124,79 @@ DROPPED_COLOR = "#8c959f"
 """The grey of a chunk dropped from the index (drawn struck through)."""
 
 
-def chunk_highlights(chunks: Iterable[Chunk], *, selected: int | None = None) -> list[Highlight]:
+def chunk_highlights(
+    chunks: Iterable[Chunk],
+    *,
+    selected: int | None = None,
+    held: Sequence[tuple[int, int]] | None = None,
+) -> list[Highlight]:
     """One highlight per chunk, coloured by chunk index (so a chunk keeps its colour); a chunk
-    dropped from the index by a what-if edit is grey and struck through."""
-    return [
-        dropped_highlight(c, selected=selected)
-        if "dropped" in c.flags
-        else Highlight(
-            c.start,
-            c.end,
-            c.index,
-            PALETTE[c.index % len(PALETTE)],
-            selected=c.index == selected,
+    dropped from the index by a what-if edit is grey, and struck through where no retrievable
+    chunk holds its text (``held``: the spans of the retrievable chunks, by default those of
+    ``chunks``; see :func:`dropped_highlights`)."""
+    chunks = list(chunks)
+    if held is None:
+        held = retrievable_spans(chunks)
+    out: list[Highlight] = []
+    for c in chunks:
+        if "dropped" in c.flags:
+            out += dropped_highlights(c, held, selected=selected)
+        else:
+            out.append(
+                Highlight(
+                    c.start,
+                    c.end,
+                    c.index,
+                    PALETTE[c.index % len(PALETTE)],
+                    selected=c.index == selected,
+                )
+            )
+    return out
+
+
+def retrievable_spans(chunks: Iterable[Chunk]) -> list[tuple[int, int]]:
+    """The text the chunks not dropped from the index hold, as sorted disjoint spans."""
+    spans = sorted((c.start, c.end) for c in chunks if "dropped" not in c.flags)
+    merged: list[tuple[int, int]] = []
+    for a, b in spans:
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def dropped_highlights(
+    c: Chunk, held: Sequence[tuple[int, int]], *, selected: int | None = None
+) -> list[Highlight]:
+    """Chunk ``c``, dropped from the index: grey, in pieces — struck through where no
+    retrievable chunk holds its text (``held``: sorted disjoint spans), not struck where one
+    does (that text is still found); its badge on the first piece."""
+    cuts = [c.start]
+    for a, b in held:
+        if b <= c.start or a >= c.end:
+            continue
+        cuts += [max(a, c.start), min(b, c.end)]
+    cuts.append(c.end)
+    bounds = sorted(set(cuts))
+    out: list[Highlight] = []
+    for a, b in itertools.pairwise(bounds):
+        kept = any(x <= a and b <= y for x, y in held)
+        out.append(
+            Highlight(
+                a,
+                b,
+                c.index,
+                DROPPED_COLOR,
+                label=f"✕{c.index}",
+                selected=c.index == selected,
+                title=f"chunk {c.index}, dropped from the index"
+                + ("; this text is also in a retrievable chunk" if kept else ""),
+                struck=not kept,
+                badged=not out,
+            )
         )
-        for c in chunks
-    ]
-
-
-def dropped_highlight(c: Chunk, *, selected: int | None = None) -> Highlight:
-    """Chunk ``c``, dropped from the index: grey, struck through."""
-    return Highlight(
-        c.start,
-        c.end,
-        c.index,
-        DROPPED_COLOR,
-        label=f"✕{c.index}",
-        selected=c.index == selected,
-        title=f"chunk {c.index}, dropped from the index",
-        struck=True,
-    )
+    return out
 
 
 @dataclass(frozen=True)
@@ -285,7 +332,7 @@ def paint(
         i = bisect.bisect_left(keys, m.offset)
         badges.setdefault(mapped[i][1] if i < len(mapped) else g, []).append(m)
     for h in hs:
-        if h.underline:
+        if h.underline or not h.badged:
             continue
         i = bisect.bisect_left(keys, h.start)
         badges.setdefault(mapped[i][1] if i < len(mapped) else g, []).append(h)

@@ -213,6 +213,8 @@ def _draw_highlights(
             shape.finish(color=(0.3, 0.3, 0.3), fill=None, width=1.2)
         if h.selected:
             outlines.append((h, here))
+        if not h.badged:  # a later piece of a chunk drawn in pieces: no badge, no note
+            continue
         later = [r.page for r in rects if r.page > page_number]
         if later:  # the chunk goes on: say where, after its last line on this page
             last = [r for r in rects if r.page == page_number][-1]

@@ -29,10 +29,11 @@ def md_escape(text: str) -> str:
 
 
 _MARKDOWN_MARKUP = re.compile(r"([\\`*_\[\]<>!$~|#&@])")
-_AUTOLINK = re.compile(r"(?i)(?<=[a-z])(?=\\?:/)|(?<=www)(?=\\?\.)|(?<=@)")
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z])(?=\\?:/)|(?<=www)(?=\\?\.)|(?<=@)(?=[\w\\-]+\\?\.[\w\\-])")
 _JOINER = "\u2060"
-"""WORD JOINER: invisible, and it keeps ``http://``, ``www.`` and ``user@host`` from being one
-run of text."""
+"""WORD JOINER: invisible, and it keeps ``http://``, ``www.`` and ``user@host.example`` from
+being one run of text. Only there: an ``@`` before no dotted host (``coverage@5``) is no address
+and gets none (a hidden character inside a measure's name breaks copying and searching it)."""
 
 
 def _unlink(text: str) -> str:
@@ -67,3 +68,31 @@ def plot_text(text: str, *, width: int = 64, lines: int = 4) -> str:
     if len(wrapped) > lines:
         wrapped = [*wrapped[: lines - 1], wrapped[lines - 1] + " …"]
     return "<br>".join(html.escape(line, quote=True) for line in wrapped)
+
+
+_MD_IMAGE_OR_LINK = re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])")
+_MD_LINE_MARK = re.compile(
+    r"(?m)^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|\d{1,9}[.)][ \t]+)"
+)
+_MD_RULE_ROW = re.compile(r"(?m)^[ \t]*\|?(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*$")
+_MD_STRONG = re.compile(r"(\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1")
+_MD_EM = re.compile(r"(?<![\w*])([*_])(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
+_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def plain_markdown(text: str) -> str:
+    """Markdown source as the words a reader sees, on one line: headings' and list items'
+    marks, emphasis, code ticks, links and images (their text kept), table rules and
+    backslash escapes taken away, a table's cells joined by " · ", white space collapsed. For
+    short labels (a picker, a legend), not for showing a document."""
+    out = _MD_IMAGE_OR_LINK.sub(r"\1", text)
+    out = _MD_RULE_ROW.sub("", out)
+    out = _MD_LINE_MARK.sub("", out)
+    out = out.replace("`", "")
+    out = _MD_STRONG.sub(r"\2", out)
+    out = _MD_EM.sub(r"\2", out)
+    out = re.sub(r"(?m)^[ \t]*\||\|[ \t]*$", "", out)  # a table row's outer rules
+    out = re.sub(r"[ \t]*\|[ \t]*", " · ", out)
+    out = _MD_ESCAPE.sub(r"\1", out)
+    words = " ".join(out.split())
+    return words.strip(" ·")

@@ -433,11 +433,11 @@ def retrieval_widgets(p: str = "") -> None:
         disabled=bool(state.get(p + "section")),
         help=settings.NEIGHBOURS_HELP,
     )
-    left, right = st.columns(2)  # two by two: four toggles in a row are cut short with "…"
-    left.toggle("Widen to section", key=p + "section", help=settings.SECTION_HELP)
-    right.toggle("Merge touching hits", key=p + "merge", help=settings.MERGE_HELP)
-    left.toggle("Table headers", key=p + "table_headers", help=settings.TABLE_HEADERS_HELP)
-    right.toggle("Fill to budget", key=p + "fill", help=settings.FILL_HELP)
+    # one a row: side by side, the sidebar's ~240 px cut them to "Wide…", "Merge…", "Fill to …"
+    st.toggle("Widen to section", key=p + "section", help=settings.SECTION_HELP)
+    st.toggle("Merge touching hits", key=p + "merge", help=settings.MERGE_HELP)
+    st.toggle("Table headers", key=p + "table_headers", help=settings.TABLE_HEADERS_HELP)
+    st.toggle("Fill to budget", key=p + "fill", help=settings.FILL_HELP)
 
 
 def config_widgets(p: str = "", *, sizes: bool = True, headers: bool = True) -> None:

@@ -17,7 +17,7 @@ from explorer.errors import DocumentError
 from explorer.evaluation import compare, coverage
 from explorer.evaluation.coverage import EvalReport, flipped
 from ui import evaluate_view, presets_view, render, render_markdown, render_pdf, widgets
-from ui.answers import n_of
+from ui.answers import n_of, signed_points
 from ui.chunk_view import scroll_script, window_note
 from ui.evaluate.handover import explorer_range, fits_explorer, open_in_explorer
 from ui.evaluate.questions import Questions, scope_words
@@ -174,7 +174,7 @@ def coverage_figures(ra: EvalReport, rb: EvalReport, k: int) -> None:
     mcols[1].metric(
         f"Coverage@{k} with B ({where})",
         pct(cov_b),
-        delta=f"{(cov_b - cov_a) * 100:+.0f} points",
+        delta=signed_points((cov_b - cov_a) * 100),
         delta_color="normal" if cov_b != cov_a else "off",
     )
     whose = "corpus" if ra.scope == "corpus" else "their documents"

@@ -4,7 +4,7 @@ answer, how each phrase matched, where the best hit is — and "Add to the query
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -50,30 +50,44 @@ def inputs(question_key: str, evidence_key: str) -> None:
         )
 
 
-def early_answer(
-    placeholder: DeltaGenerator, *, doc: Document, chunks: Sequence[Chunk], config: Config
-) -> Callable[[CorpusAnswer, Pending], None]:
-    """What draws the BM25 answer in ``placeholder`` while the model loads or embeds: its
-    verdict and hits (for :func:`ui.widgets.answer_bm25_first`)."""
+class EarlyAnswer:
+    """What draws the BM25 answer in ``placeholder`` while the model loads or embeds (for
+    :func:`ui.widgets.answer_bm25_first`): its hits, and no verdict while the configuration's
+    own answer may still come (BM25's could read "Complete" for a moment before the lesson's
+    "Incomplete"); :meth:`stands` adds it when that answer does not come (the model cannot
+    load, the embedding was cancelled)."""
 
-    def draw(early: CorpusAnswer, pending: Pending) -> None:
-        with placeholder.container(border=True, key="early_answer"):
+    def __init__(
+        self, placeholder: DeltaGenerator, *, doc: Document, chunks: Sequence[Chunk], config: Config
+    ) -> None:
+        self.placeholder, self.doc, self.chunks, self.config = placeholder, doc, chunks, config
+        self.drawn: tuple[DeltaGenerator, Answer] | None = None
+
+    def __call__(self, early: CorpusAnswer, pending: Pending) -> None:
+        config = self.config
+        with self.placeholder.container(border=True, key="early_answer"):
             waiting = f"{pending.texts:,} {pending.what}" if pending.texts else "the question"
             st.caption(
                 f"**BM25 answer** while the model embeds {waiting}; the {config.retriever} "
                 "answer replaces it when they are done."
             )
-            own = early.answers.get(doc.name)
+            own = early.answers.get(self.doc.name)
             if own is not None:
-                widgets.verdict_box(own.verdict)
+                slot = st.empty()
+                slot.caption(f"The verdict waits for the {config.retriever} answer.")
+                self.drawn = (slot, own)
                 if own.hits:
                     st.dataframe(
-                        hit_rows(own.hits, chunks, count=get_measure("tokens").count),
+                        hit_rows(own.hits, self.chunks, count=get_measure("tokens").count),
                         hide_index=True,
                         key="early_hits",
                     )
 
-    return draw
+    def stands(self) -> None:
+        """The BM25 answer is the one shown: its verdict too."""
+        if self.drawn is not None:
+            slot, own = self.drawn
+            widgets.verdict_box(own.verdict, where=slot)
 
 
 def turn_to_hits(answer: Answer, chunks: Sequence[Chunk], *, asked: str) -> None:
