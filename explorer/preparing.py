@@ -216,6 +216,21 @@ def prepare(
     progress(1.0, "done")
 
 
+def embedding_rate(
+    emb: Embedder, texts: Sequence[str], *, clock: Callable[[], float] = time.monotonic
+) -> tuple[list[str], Rate]:
+    """The texts of ``texts`` ``emb`` still has to embed, in the order it embeds them, and the
+    :class:`~explorer.progress.Rate` of their run, weighted by what each costs
+    (:func:`~explorer.retrieval.embeddings.encoding_costs`); its clock starts now, after the
+    model is loaded."""
+    from explorer.retrieval.embeddings import encoding_costs, encoding_order
+
+    ordered = encoding_order([t for t in texts if not emb.cached(t)])
+    if ordered:
+        emb.model  # noqa: B018 - loaded before the clock starts: the rate is the model's
+    return ordered, Rate(len(ordered), work=encoding_costs(ordered), clock=clock)
+
+
 def embed_texts(
     emb: Embedder,
     texts: Sequence[str],
@@ -231,12 +246,7 @@ def embed_texts(
     left at the start). Vectors reach the lasting index batch by batch. Returns the run's
     :class:`~explorer.progress.Rate` (its :meth:`~explorer.progress.Rate.elapsed` is the
     embedding's time)."""
-    from explorer.retrieval.embeddings import encoding_costs, encoding_order
-
-    ordered = encoding_order([t for t in texts if not emb.cached(t)])
-    if ordered:
-        emb.model  # noqa: B018 - loaded before the clock starts: the rate is the model's
-    rate = Rate(len(ordered), work=encoding_costs(ordered), clock=clock)
+    ordered, rate = embedding_rate(emb, texts, clock=clock)
 
     def embedding(fraction: float, _message: str) -> None:
         done = round(fraction * len(ordered))
