@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tarfile
@@ -99,7 +98,7 @@ def site(cache: Path) -> list[tuple[str, str]]:
 def questions(pages: list[tuple[str, str]]) -> list[dict[str, Any]]:
     """:data:`QUESTIONS` questions about the rule pages: what the rule is for, in other words,
     its description line (the first line after the title) as the evidence."""
-    out = []
+    out: list[dict[str, Any]] = []
     for name, text in pages:
         lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
         if len(lines) < 2 or not lines[0].startswith("# "):
@@ -169,12 +168,13 @@ def measure_hybrid(pages: list[tuple[str, str]]) -> dict[str, float]:
     ws.prepare(names, config, lambda f, m: steps.append((time.perf_counter(), f, m)))
     ready = time.perf_counter() - started
     # the embedding's steps (their notes start so); the bar's fraction is the share done
-    counted = [(t, f) for t, f, m in steps if m.startswith("embedding") and f < 1.0]
+    embedding = [(t, f) for t, f, m in steps if m.startswith("embedding")]
+    counted = [(t, f) for t, f in embedding if f < 1.0]
     error = float("nan")
     if counted:
         t0 = counted[0][0]
         lo = counted[0][1]
-        end = steps[-1][0]
+        end = embedding[-1][0]  # the last text embedded: what the time left is the time to
         worst = 0.0
         for t, f in counted[1:]:
             share = (f - lo) / (1.0 - lo)  # the embedding's own share
@@ -186,7 +186,7 @@ def measure_hybrid(pages: list[tuple[str, str]]) -> dict[str, float]:
     return {
         "hybrid_ready": ready,
         "embedded": float(todo),
-        "embedding": steps[-1][0] - counted[0][0] if counted else 0.0,
+        "embedding": embedding[-1][0] - counted[0][0] if counted else 0.0,
         "estimate_error": error,
     }
 
@@ -223,12 +223,13 @@ def _overview_script() -> None:
 def measure_overview(pages: list[tuple[str, str]]) -> dict[str, float]:
     import types
 
-    from explorer.config import Config
     from streamlit.testing.v1 import AppTest
+
+    from explorer.config import Config
 
     config = Config(retriever="bm25")
     many = [
-        (f"v{i // len(pages)}/{name}", text[: 1_500])
+        (f"v{i // len(pages)}/{name}", text[:1_500])
         for i, (name, text) in enumerate(pages * (OVERVIEW_PAGES // len(pages) + 1))
     ][:OVERVIEW_PAGES]
     ws, docs = _workspace(many)
