@@ -14,6 +14,7 @@ from explorer.workspace import Workspace
 from ui.corpus import overview
 
 N = int(os.environ.get("OVERVIEW_PAGES", "10000"))
+st.set_page_config(page_title="Overview", layout="wide")  # as app.py sets it
 
 
 @st.cache_resource  # type: ignore[untyped-decorator]

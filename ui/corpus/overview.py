@@ -1,7 +1,8 @@
 """The Corpus page's overview, for a corpus of ten documents or ten thousand: the corpus's figures,
 then its documents a page of rows at a time — found by name, the problems first (text no
 question of the query set reaches, flagged chunks, tables cut from their header) — as a table
-and, beside it, the same rows' chunks (flagged ones apart) as a stacked bar."""
+the page's width (names whole) and, below it, the same rows' chunks (flagged ones apart) as a
+stacked bar."""
 
 from __future__ import annotations
 
@@ -65,14 +66,13 @@ def draw(
         f"Documents {first:,}–{first + len(part) - 1:,} of {n_of(len(shown), 'document')}"
         f"{found}, {order}; one row per document (its own chunks and flags)."
     )
-    table_col, plot_col = st.columns([1, 1], gap="large")
-    table_col.dataframe(
+    st.dataframe(
         [{k: v for k, v in r.items() if not k.startswith("_")} for r in part],
         hide_index=True,
         key="cp_overview",
         column_config={"document": st.column_config.TextColumn("document", width="large")},
     )
-    plot_col.plotly_chart(figure(part), key="cp_overview_plot")
+    st.plotly_chart(figure(part), key="cp_overview_plot")
 
 
 def _first() -> None:
@@ -109,7 +109,7 @@ def figure(rows: Sequence[Mapping[str, Any]]) -> go.Figure:
     )
     figure.update_layout(
         barmode="stack",
-        height=max(180, 24 * len(rows) + 90),
+        height=max(180, 18 * len(rows) + 90),
         margin={"l": 0, "r": 0, "t": 30, "b": 0},
         yaxis={
             "autorange": "reversed",
