@@ -106,3 +106,132 @@ def short_name(name: str, width: int = 38) -> str:
         return name
     head = min(10, width // 3)
     return f"{name[:head]}…{name[-(width - head - 1) :]}"
+
+
+@dataclass(frozen=True)
+class DocumentHits:
+    """The hits of one document, best first, and what the evidence found there."""
+
+    doc: str
+    hits: tuple[CorpusHit, ...]
+    evidence: tuple[Evidence, ...]
+    tokens: int
+    """cl100k tokens of the context that lies in this document."""
+
+    @property
+    def best(self) -> int:
+        return self.hits[0].rank if self.hits else 0
+
+
+def group_hits(answer: CorpusAnswer) -> list[DocumentHits]:
+    """The answer's hits grouped by document, documents by their best hit; a document the
+    evidence counts in without a hit comes last."""
+    order = list(dict.fromkeys(h.doc for h in answer.hits))
+    order += [e.doc for e in answer.evidence if e.doc is not None and e.doc not in order]
+    out = []
+    for name in dict.fromkeys(order):
+        part = answer.answers.get(name)
+        out.append(
+            DocumentHits(
+                doc=name,
+                hits=tuple(h for h in answer.hits if h.doc == name),
+                evidence=tuple(e for e in answer.evidence if e.doc == name),
+                tokens=part.tokens if part is not None else 0,
+            )
+        )
+    return out
+
+
+def hit_rows(group: DocumentHits, chunks: Sequence[Chunk], *, count: Any) -> list[dict[str, Any]]:
+    """Table rows for one document's hits (corpus ranks), as the Explore page's hit rows."""
+    return answers.hit_rows([h.hit for h in group.hits], chunks, count=count)
+
+
+def evidence_rows(answer: CorpusAnswer) -> list[dict[str, str]]:
+    """One row per evidence phrase: the document and chunk it sits in, its rank, retrieved."""
+    rows = []
+    for e in answer.evidence:
+        rows.append(
+            {
+                "phrase": e.phrase,
+                "document": e.doc or "not found",
+                "in chunk": ", ".join(map(str, e.chunk_indices))
+                or ("none: cut" if e.found else "—"),
+                "its rank": ordinal(e.best_rank) if e.best_rank else "—",
+                "retrieved": ("yes" if e.covered else "no") if e.found else "—",
+                "cut by": CUT_WORDS.get(e.cut_by or "", "—"),
+            }
+        )
+    return rows
+
+
+def open_at_hit(
+    answer: CorpusAnswer,
+    hit: CorpusHit,
+    chunks: Sequence[Chunk],
+    *,
+    config: Config,
+    k: int,
+    budget: int | None,
+    evidence: str,
+    uploaded: bool = False,
+) -> View:
+    """The Explore page's view of ``hit``'s document at the hit: the same configuration (so the
+    chunk numbers agree), the question, its evidence, the chunk selected and, for a PDF, its
+    page. The Explore page then answers from that one document."""
+    chunk = chunks[hit.index]
+    return View(
+        source=hit.doc,
+        config=config,
+        question=answer.question,
+        evidence=evidence,
+        k=k,
+        budget=budget,
+        chunk=hit.index,
+        page=chunk.page_start or 1,
+        uploaded=uploaded,
+    )
+
+
+def reach_highlights(reach: DocumentReach, chunks: Sequence[Chunk]) -> list[render.Highlight]:
+    """The retrieval map on the page: never-reached text tinted grey, the always-retrieved
+    chunks tinted red with their count of unrelated questions as the badge."""
+    out = [
+        render.Highlight(
+            s,
+            e,
+            n,
+            NEVER_COLOR,
+            label="never",
+            title="no question's context reaches this text",
+        )
+        for n, (s, e) in enumerate(reach.never)
+    ]
+    for c in reach.always:
+        if c.start < c.end:
+            out.append(
+                render.Highlight(
+                    c.start,
+                    c.end,
+                    c.index,
+                    ALWAYS_COLOR,
+                    label=f"×{c.unrelated}",
+                    title=f"chunk {c.index}: a hit of {c.questions} questions, {c.unrelated} of "
+                    "them unrelated to it",
+                )
+            )
+    return out
+
+
+def reach_rows(reach: Mapping[str, DocumentReach]) -> list[dict[str, Any]]:
+    """One row per document of the map: questions, never reached, always retrieved."""
+    return [
+        {
+            "document": name,
+            "questions": r.questions,
+            "never reached": f"{r.never_fraction:.0%}",
+            "stretches": len(r.never),
+            "always retrieved": len(r.always),
+        }
+        for name, r in reach.items()
+    ]
