@@ -1,9 +1,10 @@
 """Corpus: ask many documents at once, as a RAG index over a whole docs site would be asked.
 
 The page reads top to bottom: the documents (bundled samples, the evaluation documents, uploads,
-a folder on this machine), their overview, the question and its evidence, the hits grouped by
-document (each opens its document at the hit on the Explore page), and the retrieval map of a
-query set: the text no question reaches and the chunks that many unrelated questions retrieve.
+a folder on this machine), the question and its evidence, the hits grouped by document (each
+opens its document at the hit on the Explore page), their overview (the problems first, a page
+at a time), and the retrieval map of a query set: the text no question reaches and the chunks
+that many unrelated questions retrieve.
 Each part is a panel of :mod:`ui.corpus`.
 
 Every document is chunked under the sidebar's configuration, by the session's workspace (a
@@ -64,7 +65,6 @@ try:
 except ExplorerError as exc:
     widgets.message("error", str(exc))
     st.stop()
-overview.draw(docs, chunks, {n: corpus.diagnosis(n, config) for n in docs})
 
 # --------------------------------------------------------------------------- the question
 
@@ -88,6 +88,15 @@ if answer is not None:
         budget=state.cp_budget, evidence=state.cp_evidence,
     )  # fmt: skip
 question_panel.go_if_asked()
+
+# --------------------------------------------------------------------------- overview
+
+overview.draw(
+    docs,
+    chunks,
+    {n: corpus.diagnosis(n, config) for n in docs},
+    reach_map.current(docs, config, state.cp_k),
+)
 
 # --------------------------------------------------------------------------- retrieval map
 

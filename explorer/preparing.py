@@ -11,7 +11,7 @@ they make is the workspace's, kept and shared as everything else it makes.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -198,34 +198,63 @@ def prepare(
     if not dense:
         progress(1.0, "done")
         return
-    todo_all = pending(maker, names, config, question=question)
     emb = maker.embedder(config.model)
-    if todo_all.load_model:  # all stored: the model is not even loaded
+    texts = [t for r in made if r is not None for t in r.dense_texts]
+    emb.prefetch([*texts, *([question] if question else [])])
+    todo = [t for t in dict.fromkeys(texts) if not emb.cached(t)]
+    if not emb.loaded and (todo or (question and not emb.cached(question))):
         progress(share, MODEL_NOTE)
         emb.model  # noqa: B018 - load it now, under its own message
-    rate, done = Rate(todo_all.texts), 0
-    for name, retriever in zip(names, made, strict=True):
+    what = embedded_kind(config)
+    if todo:  # every document's texts in one run: batches of like lengths, one estimate
+        embed_texts(emb, todo, scaled(progress, share, 1.0, "embedding "), what=what)
+    for retriever in made:
         assert retriever is not None
-        label = label_of(name)
-        todo = len({t for t in retriever.dense_texts if not emb.cached(t)})
-
-        def embedding(
-            fraction: float,
-            _message: str,
-            *,
-            before: int = done,
-            todo: int = todo,
-            label: str = label,
-        ) -> None:
-            now = before + round(fraction * todo)
-            note = f"embedding {label}: {rate.note(now, todo_all.what)}"
-            progress(share + (1 - share) * rate.fraction(now), note)
-
-        retriever.vectors(progress=embedding if todo else None)
-        done += todo
+        retriever.vectors()  # from memory now
     if question:
         emb.embed_query(question)
     progress(1.0, "done")
+
+
+def embedding_rate(
+    emb: Embedder, texts: Sequence[str], *, clock: Callable[[], float] = time.monotonic
+) -> tuple[list[str], Rate]:
+    """The texts of ``texts`` ``emb`` still has to embed, in the order it embeds them, and the
+    :class:`~explorer.progress.Rate` of their run, weighted by what each costs
+    (:func:`~explorer.retrieval.embeddings.encoding_costs`); its clock starts now, after the
+    model is loaded."""
+    from explorer.retrieval.embeddings import encoding_costs, encoding_order
+
+    ordered = encoding_order([t for t in texts if not emb.cached(t)])
+    if ordered:
+        emb.model  # noqa: B018 - loaded before the clock starts: the rate is the model's
+    return ordered, Rate(len(ordered), work=encoding_costs(ordered), clock=clock)
+
+
+def embed_texts(
+    emb: Embedder,
+    texts: Sequence[str],
+    progress: Progress = quiet,
+    *,
+    what: str = "",
+    clock: Callable[[], float] = time.monotonic,
+) -> Rate:
+    """Embed ``texts`` (those not in memory) in one run, with ``progress`` at each batch: the
+    share of the work done, and a note with the counts, the rate and the time left, estimated
+    from the work done a second so far (:func:`~explorer.retrieval.embeddings.encoding_costs`:
+    the embedder takes the longest texts first, so counting texts would overestimate the time
+    left at the start). Vectors reach the lasting index batch by batch. Returns the run's
+    :class:`~explorer.progress.Rate` (its :meth:`~explorer.progress.Rate.elapsed` is the
+    embedding's time)."""
+    ordered, rate = embedding_rate(emb, texts, clock=clock)
+
+    def embedding(fraction: float, _message: str) -> None:
+        done = round(fraction * len(ordered))
+        progress(rate.work_fraction(done), rate.note(done, what))
+
+    if ordered:
+        emb.embed(ordered, progress=embedding)
+    return rate
 
 
 def chunk_vectors(
@@ -320,14 +349,15 @@ def fill_index(
                 "to make room; raise the cap with CHUNK_EXPLORER_CACHE_MB="
                 f"{need * 1.2 / 1e6:,.0f}"
             )
-        rate = Rate(len(todo))
-
-        def embedding(fraction: float, _message: str) -> None:
-            stored = f"({already:,} stored already) " if already else ""
-            note = f"embedding {stored}{rate.note(round(fraction * len(todo)), what)}"
-            progress(share + (1 - share) * fraction, note)
-
-        emb.embed(todo, progress=embedding)
+        stored = f"({already:,} stored already) " if already else ""
+        rate = embed_texts(
+            emb,
+            todo,
+            lambda fraction, note: progress(
+                share + (1 - share) * fraction, f"embedding {stored}{note}"
+            ),
+            what=what,
+        )
         embedding_seconds = rate.elapsed()
     progress(1.0, "done")
     return Indexed(

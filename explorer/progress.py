@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 Progress = Callable[[float, str], None]
 """Called as ``progress(fraction_done, message)`` while a long step runs (0.0 to 1.0)."""
@@ -40,12 +41,27 @@ class Rate:
         ...
         progress(rate.fraction(done), f"embedding: {rate.note(done, 'passages')}")
         # "embedding: 300 of 1,200 passages · 70 a second · about 13 s left"
+
+    With ``work`` (one cost per item, in the order the items are done), the time left is the
+    work still to do at the work done a second so far: a run whose first items cost more than
+    its last (the embedder takes the longest texts first) is not read as a slow run.
     """
 
-    def __init__(self, total: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        total: int,
+        *,
+        work: Sequence[float] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.total = max(int(total), 0)
         self.clock = clock
         self.started = clock()
+        self._work: list[float] | None = None
+        if work is not None:
+            if len(work) != self.total:
+                raise ValueError(f"{len(work)} costs for {self.total} items")
+            self._work = list(itertools.accumulate(max(float(w), 0.0) for w in work))
 
     def elapsed(self) -> float:
         return max(self.clock() - self.started, 0.0)
@@ -54,12 +70,23 @@ class Rate:
         """Items a second so far (0.0 before any is done)."""
         return done / max(self.elapsed(), 1e-6) if done > 0 else 0.0
 
+    def work_fraction(self, done: int) -> float:
+        """The share of the run's work the first ``done`` items were (their share of the
+        items without ``work``)."""
+        if self._work is None or not self._work or self._work[-1] <= 0:
+            return self.fraction(done)
+        if done <= 0:
+            return 0.0
+        return self._work[min(done, self.total) - 1] / self._work[-1]
+
     def left(self, done: int) -> float | None:
         """Seconds still to go at the rate so far (None before the first item, or when done)."""
-        rate = self.per_second(done)
-        if rate <= 0 or done >= self.total:
+        if done <= 0 or done >= self.total or self.elapsed() <= 0:
             return None
-        return (self.total - done) / rate
+        share = self.work_fraction(done)
+        if share <= 0:
+            return None
+        return self.elapsed() * (1.0 - share) / share
 
     def fraction(self, done: int) -> float:
         return min(done / self.total, 1.0) if self.total else 1.0

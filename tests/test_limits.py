@@ -330,6 +330,23 @@ def test_a_cancelled_embedding_waits_until_asked_again() -> None:
     assert not any(c.value.startswith("**BM25 answer**") for c in at.caption)
 
 
+def test_a_cancelled_embedding_stays_held_when_another_question_is_asked() -> None:
+    """Issue 37: asking a question restarted a cancelled embedding; the hold is the documents'
+    and the settings', whatever the question, and nothing is put on the queue."""
+    from explorer.background import shared_queue
+
+    at = fresh_upload(open_app(timeout=120), "When are refunds given?")
+    at.session_state[f"{widgets.EMBEDDING}_cancelled"] = "x"  # what the Cancel button sets
+    at.run()
+    runs = shared_queue().runs
+    question = next(t for t in at.text_input if t.label == "Question")
+    question.set_value("What does the refund not apply to?").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(i.value.startswith("Cancelled: Embedding") for i in at.info)
+    assert any(c.value.startswith("**BM25 answer**") for c in at.caption)
+    assert shared_queue().runs == runs
+
+
 def test_a_cancelled_upload_leaves_the_document_and_says_so() -> None:
     at = open_app(reading_cancelled="Reading big.md")
     assert "Cancelled: Reading big.md. Nothing of it was kept." in [i.value for i in at.info]

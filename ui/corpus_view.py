@@ -27,23 +27,86 @@ ALWAYS_COLOR = "#e15759"
 """Chunks retrieved for many questions they do not answer (red: they crowd others out)."""
 
 
+ORDERS = ("problems first", "name", "most chunks", "largest")
+"""How the overview's rows can be sorted; the first is the default."""
+PAGE_ROWS = 50
+"""Rows of the overview on one page."""
+
+
 def overview_rows(
     docs: Mapping[str, Document],
     chunks: Mapping[str, Sequence[Chunk]],
     diagnoses: Mapping[str, Diagnosis],
+    reach: Mapping[str, DocumentReach] | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per document: its kind, characters, pages, chunks and flagged chunks."""
-    return [
-        {
+    """One row per document: its name, kind, characters, pages (a PDF's; ``"—"`` for text,
+    which has none), chunks, flagged chunks and chunks holding table rows without their header;
+    with the retrieval map of a query set (``reach``), the share of its text no question
+    reaches (``"—"`` for a document no question of the set asked about)."""
+    rows = []
+    for name, doc in docs.items():
+        diagnosis = diagnoses[name]
+        row: dict[str, Any] = {
             "document": name,
             "kind": doc.kind,
             "characters": len(doc.text),
-            "pages": len(doc.pages) or None,
+            "pages": str(len(doc.pages)) if doc.pages else "—",
             "chunks": len(chunks[name]),
-            "flagged": len(diagnoses[name].flagged()),
+            "flagged": len(diagnosis.flagged()),
+            "cut tables": sum("table_header" in codes for codes in diagnosis.issues),
         }
-        for name, doc in docs.items()
-    ]
+        if reach is not None:
+            got = reach.get(name)
+            row["never reached"] = f"{got.never_fraction:.0%}" if got is not None else "—"
+            row["_never"] = got.never_fraction if got is not None else 0.0
+        rows.append(row)
+    return rows
+
+
+def problems(row: Mapping[str, Any]) -> tuple[float, int, int]:
+    """How bad a row is, worst highest: the share of its text never reached, its flagged
+    chunks, its cut tables."""
+    return (float(row.get("_never", 0.0)), int(row["flagged"]), int(row["cut tables"]))
+
+
+def sorted_rows(rows: Sequence[Mapping[str, Any]], order: str) -> list[Mapping[str, Any]]:
+    """``rows`` in ``order`` (one of :data:`ORDERS`); ties by name."""
+    by_name = sorted(rows, key=lambda r: str(r["document"]).casefold())
+    if order == "problems first":
+        return sorted(by_name, key=problems, reverse=True)
+    if order == "most chunks":
+        return sorted(by_name, key=lambda r: int(r["chunks"]), reverse=True)
+    if order == "largest":
+        return sorted(by_name, key=lambda r: int(r["characters"]), reverse=True)
+    return by_name
+
+
+def matching(rows: Sequence[Mapping[str, Any]], find: str) -> list[Mapping[str, Any]]:
+    """The rows whose document name holds every word of ``find`` (case apart)."""
+    words = find.casefold().split()
+    return [r for r in rows if all(w in str(r["document"]).casefold() for w in words)]
+
+
+def pages_of(count: int, per_page: int = PAGE_ROWS) -> int:
+    return max((count + per_page - 1) // per_page, 1)
+
+
+def page_of(
+    rows: Sequence[Mapping[str, Any]], page: int, per_page: int = PAGE_ROWS
+) -> list[Mapping[str, Any]]:
+    """The rows of ``page`` (from 1; past the last, the last)."""
+    page = min(max(page, 1), pages_of(len(rows), per_page))
+    return list(rows[(page - 1) * per_page : page * per_page])
+
+
+def short_name(name: str, width: int = 38) -> str:
+    """``name`` within ``width`` characters for a chart's axis: its first 10 characters and its
+    end (where a site's names differ: the page's folder and file), an ellipsis between; the
+    full name goes in the hover."""
+    if len(name) <= width:
+        return name
+    head = min(10, width // 3)
+    return f"{name[:head]}…{name[-(width - head - 1) :]}"
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from explorer.preparing import Pending
 from explorer.progress import Progress, timed
 from explorer.retrieval.evidence import Verdict
 from explorer.workspace import Workspace
-from ui import allowed, settings
+from ui import allowed, embedding_progress, settings
 from ui.safe import md_text
 
 Kind = Literal["success", "error", "warning", "info"]
@@ -159,9 +159,10 @@ def answer_bm25_first(
     edits: Mapping[str, Sequence[Edit]] | None = None,
 ) -> CorpusAnswer | None:
     """The answer under ``config``; when the model still has to load or embed, the BM25 answer
-    is given to ``early`` first (to show meanwhile) and a progress bar follows the embedding,
-    with a Cancel button: a cancelled embedding is not started again for the same documents,
-    settings and question until "Embed now" is clicked (:func:`cancellable`). A model that
+    is given to ``early`` first (to show meanwhile) and a progress bar follows the embedding on
+    the process's queue, with a Cancel button (:mod:`ui.embedding_progress`): a cancelled
+    embedding is not started again for the same documents and settings — whatever the question
+    — until "Embed now" is clicked. A model that
     cannot be used is one error message; either way ``None`` is returned (the BM25 answer
     stands). ``edits``: what-if edits to the documents' chunkings, by name."""
     drew_early = False
@@ -177,17 +178,32 @@ def answer_bm25_first(
                 pending,
             )  # fmt: skip
             drew_early = True
-        if not pending.ready:
+        if pending.texts or pending.load_model:
             what = f"{pending.texts:,} {pending.what}" if pending.texts else "the question"
-            done = cancellable(
-                f"Embedding {what} with {config.model}",
-                lambda progress: _prepared(ws, names, config, progress, question, edits),
-                key=EMBEDDING,
-                request=repr(([ws.document(n).key for n in names], config.index_key(), question)),
-                meanwhile="The BM25 answer above stands." if drew_early else "No answer yet.",
-                again="Embed now",
+            what = f"Embedding {what} with {config.model}"
+            # the question is left out: asking another one does not undo a Cancel
+            request = (
+                id(ws.embedders),
+                tuple(ws.document(n).key for n in names),
+                config.index_key(),
+                repr(sorted((n, tuple(e)) for n, e in (edits or {}).items())),
             )
-            if done is None:
+            if embedding_progress.held(EMBEDDING, request):
+                embedding_progress.hold_note(
+                    EMBEDDING,
+                    what,
+                    meanwhile="The BM25 answer above stands." if drew_early else "No answer yet.",
+                    again="Embed now",
+                )
+                return None
+            done = embedding_progress.run(
+                what,
+                lambda progress: ws.prepare(names, config, progress, edits=edits),
+                key=EMBEDDING,
+                request=request,
+                progress_bar=progress_bar,
+            )
+            if not done:  # stopped: every session that wanted it cancelled
                 return None
         return ws.answer(
             question, evidence, config=config, names=names, k=k, budget=budget, doc=doc,
@@ -200,18 +216,6 @@ def answer_bm25_first(
             f"works without it{shown}"
         )
         return None
-
-
-def _prepared(
-    ws: Workspace,
-    names: Sequence[str | Document],
-    config: Config,
-    progress: Progress,
-    question: str,
-    edits: Mapping[str, Sequence[Edit]] | None = None,
-) -> bool:
-    ws.prepare(names, config, progress, question=question, edits=edits)
-    return True
 
 
 EMBEDDING = "embedding"

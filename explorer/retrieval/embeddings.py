@@ -44,6 +44,33 @@ CACHE_ENTRIES = 100_000
 a long-running app shared by many people stays bounded."""
 
 
+WINDOW_CHARS = 1_200
+"""About the characters of English text the model's window (256 word pieces) holds: a longer text
+is cut there, so it costs no more than that."""
+TEXT_COST = 100
+"""What encoding one text costs beside its padded length, in characters (measured on 2 cores:
+a batch of 32 texts takes about a + b × its longest text, a ≈ 100 characters' worth)."""
+
+
+def encoding_order(texts: Sequence[str]) -> list[str]:
+    """The distinct ``texts`` in the order :meth:`Embedder.embed` encodes them: longest first,
+    since a batch pads its texts to its longest, so batches of similar lengths waste least
+    (what SentenceTransformer.encode does itself)."""
+    return sorted(dict.fromkeys(texts), key=len, reverse=True)
+
+
+def encoding_costs(ordered: Sequence[str]) -> list[float]:
+    """The relative cost of encoding each of ``ordered`` (in :func:`encoding_order`), batch by
+    batch: each text of a batch costs the batch's longest text (cut at the window) plus
+    :data:`TEXT_COST`. What the time left of an embedding is estimated from."""
+    out: list[float] = []
+    for i in range(0, len(ordered), BATCH):
+        batch = ordered[i : i + BATCH]
+        longest = min(max(len(t) for t in batch), WINDOW_CHARS)
+        out += [float(longest + TEXT_COST)] * len(batch)
+    return out
+
+
 def file_sha256(path: str | Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -262,9 +289,7 @@ class Embedder:
         cache and the store as each batch is done (an interrupted run keeps what it did)."""
         import numpy as np
 
-        # longest first: a batch pads its texts to its longest, so batches of similar lengths
-        # waste least (what SentenceTransformer.encode does itself)
-        missing = sorted(missing, key=len, reverse=True)
+        missing = encoding_order(missing)
         total = len(missing)
         if progress is not None:
             progress(0.0 if total else 1.0, f"0 of {total:,}")

@@ -43,6 +43,26 @@ def document_html(
     return render.render_text(_doc, _highlights, window=window)
 
 
+def map_key(docs: Mapping[str, Document], config: Config, k: int) -> tuple[object, ...]:
+    """What the retrieval map was made for: the corpus, the configuration, the set and k."""
+    state = st.session_state
+    corpus_key = tuple((n, d.key) for n, d in docs.items())
+    # the Evaluate page's set is the session's: what it asks is part of what the map was made for
+    asked = repr(state.get("query_set")) if state.get("cp_set") == SESSION else ""
+    return (corpus_key, config.to_spec(), state.get("cp_set"), asked, k)
+
+
+def current(
+    docs: Mapping[str, Document], config: Config, k: int
+) -> Mapping[str, DocumentReach] | None:
+    """The retrieval map made for this corpus, configuration, set and k, if one is."""
+    made = st.session_state.get("cp_map")
+    if made is None or made[0] != map_key(docs, config, k):
+        return None
+    reach: Mapping[str, DocumentReach] = made[2]
+    return reach
+
+
 def draw(
     corpus: Workspace,
     docs: Mapping[str, Document],
@@ -83,23 +103,25 @@ def draw(
         queries, unmatched = match_documents(asked, list(docs))
     except ExplorerError as exc:
         widgets.message("error", str(exc))
-    corpus_key = tuple((n, d.key) for n, d in docs.items())
-    asked_key = tuple((q.id, q.doc, q.query, q.evidence) for q in queries)
-    map_key = (corpus_key, config.to_spec(), state.get("cp_set"), asked_key, k)
+    made_for = map_key(docs, config, k)
     widgets.cancelled_note("cp_map_cancelled")
     if run_col.button(
         f"Run {len(queries)} questions", key="cp_map_run", disabled=not queries, type="primary"
     ):
         progress, bar = widgets.progress_bar("Answering the query set", cancel="cp_map_cancelled")
+        made = False
         try:
             report = evaluate(
                 queries, corpus, config, ks=(k,), budgets=(), progress=progress, scope="corpus"
             )
-            state.cp_map = (map_key, report.coverage_at_k[k], retrieval_map(report, corpus))
+            state.cp_map = (made_for, report.coverage_at_k[k], retrieval_map(report, corpus))
+            made = True
         except ExplorerError as exc:
             widgets.message("error", str(exc))
         finally:
             bar.empty()
+        if made:  # the overview above sorts by what the map never reaches
+            st.rerun()
     if unmatched:
         n = sum(u.questions for u in unmatched)
         st.caption(
@@ -108,7 +130,7 @@ def draw(
         )
     if state.get("cp_set") and not queries:
         st.caption("None of its questions asks about a document of this corpus.")
-    elif state.cp_map is not None and state.cp_map[0] == map_key:
+    elif state.cp_map is not None and state.cp_map[0] == made_for:
         _, coverage, reach = state.cp_map
         reach = {n: r for n, r in reach.items() if n in docs}
         st.markdown(

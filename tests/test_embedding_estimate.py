@@ -1,0 +1,189 @@
+"""The time left of an embedding (issue 37): on a simulated clock, a model whose batches cost what
+the real one's do (a fixed part per text plus the padded length, a little attention on top, and
+noise), the estimate is within 25% of the time that is really left at every step after the first
+5% of the work; counting texts instead (the embedder takes the longest first) is not. And the
+process-wide queue: one run per key whatever the sessions, a job nobody wants stops at its next
+step keeping what it finished, a failure is the asker's and the worker goes on."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from explorer.background import Queue
+from explorer.preparing import embed_texts, embedding_rate
+from explorer.progress import Rate
+from explorer.retrieval.embeddings import BATCH, WINDOW_CHARS, Embedder
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class TimedModel:
+    """Encodes a batch as the real model costs it, on ``clock``: per text 17 ms plus 0.15 ms a
+    character of the batch's longest text (cut at the window), plus a quadratic share for
+    attention, times a seeded ±15% noise (other processes on the cores)."""
+
+    def __init__(self, clock: Clock, *, seed: int = 7) -> None:
+        self.clock = clock
+        self.noise = random.Random(seed)
+
+    def encode(self, batch: Sequence[str], **_: Any) -> Any:
+        longest = min(max(len(t) for t in batch), WINDOW_CHARS)
+        per_text = 0.017 + 0.00015 * longest + 2e-8 * longest**2
+        self.clock.now += len(batch) * per_text * self.noise.uniform(0.85, 1.15)
+        return np.ones((len(batch), 4), dtype=np.float32)
+
+
+def site_texts(n: int, *, seed: int = 3) -> list[str]:
+    """Passages and chunk texts of a documentation site: mostly a sentence or two, some short
+    lines (headings, list items), a few long whole chunks."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        kind = rng.random()
+        length = (
+            rng.randint(15, 80) if kind < 0.3 else rng.randint(120, 420) if kind < 0.9 else 1500
+        )
+        out.append((f"text {i} " + "lorem ipsum dolor " * 100)[:length])
+    return out
+
+
+def run(texts: list[str], rate_of: Any) -> list[tuple[float, float, float | None]]:
+    """(work share done, seconds really left, seconds estimated) at each step of the run."""
+    clock = Clock()
+    emb = Embedder("fake")
+    emb._model = TimedModel(clock)
+    ordered, rate = rate_of(emb, texts, clock)
+    seen: list[tuple[float, int, float | None]] = []
+
+    def progress(fraction: float, _note: str) -> None:
+        done = round(fraction * len(ordered))
+        seen.append((clock(), done, rate.left(done)))
+
+    emb.embed(ordered, progress=progress)
+    end = clock()
+    total = end - rate.started
+    return [
+        (1 - (end - t) / total, end - t, left) for t, done, left in seen if 0 < done < len(ordered)
+    ]
+
+
+def weighted(emb: Embedder, texts: list[str], clock: Clock) -> tuple[list[str], Rate]:
+    return embedding_rate(emb, texts, clock=clock)
+
+
+def counted(emb: Embedder, texts: list[str], clock: Clock) -> tuple[list[str], Rate]:
+    ordered, _ = embedding_rate(emb, texts, clock=clock)
+    return ordered, Rate(len(ordered), clock=clock)
+
+
+@pytest.mark.parametrize("n", [1_200, 7_518])
+def test_the_time_left_is_within_a_quarter_of_the_truth_after_the_first_5_percent(n: int) -> None:
+    steps = run(site_texts(n), weighted)
+    later = [(share, truth, left) for share, truth, left in steps if share >= 0.05]
+    assert len(later) >= n // BATCH - 5
+    worst = max(abs(left - truth) / truth for _, truth, left in later if left is not None)
+    assert worst <= 0.25, worst
+    assert all(left is not None for _, _, left in later)
+
+
+def test_counting_texts_overestimates_what_is_left_of_a_longest_first_run() -> None:
+    steps = run(site_texts(1_200), counted)
+    worst = max(abs(left - truth) / truth for share, truth, left in steps if share >= 0.05 and left)
+    assert worst > 0.5  # what the weights are for
+
+
+def test_embed_texts_says_counts_rate_and_time_left_and_ends_at_the_whole() -> None:
+    clock = Clock()
+    emb = Embedder("fake")
+    emb._model = TimedModel(clock)
+    notes: list[tuple[float, str]] = []
+    texts = site_texts(100)
+    rate = embed_texts(
+        emb, [*texts, texts[0]], lambda f, m: notes.append((f, m)), what="passages", clock=clock
+    )
+    assert rate.total == 100 and notes[0] == (0.0, "0 of 100 passages")
+    assert notes[1][1].startswith("32 of 100 passages · ") and notes[1][1].endswith(" left")
+    assert notes[-1] == (1.0, "100 of 100 passages")
+    assert [f for f, _ in notes] == sorted(f for f, _ in notes)
+    assert notes[1][0] > 32 / 100  # the longest texts first: more than their share of the work
+    assert embed_texts(emb, texts, what="passages").total == 0  # all in memory now
+
+
+# --------------------------------------------------------------------------- the queue
+
+
+def test_two_owners_of_one_key_share_one_run() -> None:
+    queue, gate, calls = Queue(), threading.Event(), []
+
+    def work(progress: Any) -> None:
+        calls.append(1)
+        gate.wait(10)
+        progress(0.5, "half")
+
+    a = queue.submit("corpus", work, owner="a")
+    b = queue.submit("corpus", work, owner="b")
+    assert a is b and a.owners == {"a", "b"}
+    gate.set()
+    while not queue.status(a).finished:
+        a.wait(0.05)
+    assert queue.status(a).state == "done" and calls == [1] and queue.runs == 1
+
+
+def test_a_job_nobody_wants_stops_at_its_next_step_and_keeps_what_it_did() -> None:
+    queue, started, steps = Queue(), threading.Event(), []
+    go_on = threading.Event()
+
+    def work(progress: Any) -> None:
+        for i in range(100):
+            progress(i / 100, f"step {i}")
+            steps.append(i)
+            started.set()
+            go_on.wait(10)
+
+    job = queue.submit("corpus", work, owner="a")
+    queue.submit("corpus", work, owner="b")
+    started.wait(10)
+    queue.drop("corpus", "a")  # b still wants it
+    waiting = queue.submit("other", lambda p: None, owner="a")
+    assert queue.status(waiting).state == "waiting" and queue.status(waiting).ahead == 1
+    queue.drop("other", "a")  # leaves the line, never runs
+    assert queue.status(waiting).state == "stopped"
+    queue.drop("corpus", "b")
+    go_on.set()
+    while not queue.status(job).finished:
+        job.wait(0.05)
+    assert queue.status(job).state == "stopped" and steps == [0]
+    assert queue.runs == 1
+    again = queue.submit("corpus", lambda p: None, owner="a")  # asked again: a new run
+    assert again is not job
+    while not queue.status(again).finished:
+        again.wait(0.05)
+    assert queue.status(again).state == "done" and queue.runs == 2
+
+
+def test_a_failure_is_the_askers_and_the_next_job_runs() -> None:
+    queue = Queue()
+
+    def fails(progress: Any) -> None:
+        raise ValueError("no model")
+
+    bad = queue.submit("bad", fails, owner="a")
+    good = queue.submit("good", lambda p: p(1.0, "done"), owner="a")
+    for job in (bad, good):
+        while not queue.status(job).finished:
+            job.wait(0.05)
+    assert queue.status(bad).state == "failed"
+    assert isinstance(queue.status(bad).error, ValueError)
+    assert queue.status(good).state == "done"
