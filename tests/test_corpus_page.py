@@ -108,7 +108,7 @@ def test_when_the_budget_takes_fewer_than_k_the_page_says_the_budget_cut() -> No
         f"✂ The **256-token budget** stopped the ranking after {lim.taken} hits, before k = 5: "
         f"{lim.left:,} tokens were left and the next hit's context needed {lim.next_cost:,}."
     ]
-    [evidence] = table(at, "document")[-1:]
+    [evidence] = table(at, "cut by")
     assert set(evidence["cut by"]) == {"token budget"}
     assert all(e.cut_by == "budget" for e in want.evidence)
 

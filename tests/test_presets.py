@@ -11,6 +11,7 @@ import pytest
 from explorer.cli import main
 from explorer.config import Config
 from explorer.errors import SettingsError
+from explorer.evaluation.claims import VERDICTS as CLAIM_VERDICTS
 from explorer.evaluation.coverage import char_metrics, reciprocal_rank
 from explorer.evaluation.presets import (
     PRESETS,
@@ -259,8 +260,20 @@ def test_ab_against_a_preset_carries_measures_tables_and_the_claim(
     code, out, _ = run(capsys, *common, "--preset", "openai-800-400")
     got = json.loads(out)
     assert got["b"]["size"] == 800 and got["claim"]["preset"] == "openai-800-400"
-    assert got["claim"]["verdict"] in VERDICTS
-    assert got["claim"]["measure"] == "coverage@5"
+    claim = got["claim"]
+    assert claim["verdict"] in CLAIM_VERDICTS
+    # judged on the measures the claim names, at equal k and at equal budget side by side
+    assert claim["measures"] == ["recall", "precision", "iou"]
+    read = {(r["measure"], r["basis"]) for r in claim["readings"]}
+    assert {("precision@5", "equal k"), ("iou@5", "equal k"), ("recall@5", "equal k")} <= read
+    assert {
+        ("coverage@512 tokens", "equal budget"),
+        ("coverage@1024 tokens", "equal budget"),
+    } <= read
+    for r in claim["readings"]:  # each reading is the two runs' own figure
+        if r["basis"] == "equal budget":
+            assert r["ours"] == pytest.approx(got["measures"][r["measure"]]["a"])
+            assert r["preset"] == pytest.approx(got["measures"][r["measure"]]["b"])
     code, out, _ = run(capsys, *common[:-1], "--preset", "openai-800-400")
     assert code == 0 and "mrr@5" in out and "rows cut" in out and "Smith & Troynikov" in out
 
@@ -287,3 +300,31 @@ def test_eval_text_report_and_the_page_rows_show_every_measure_and_the_tables(
     for row in sweep_rows(cells, k=5, workspace=ws):
         assert {"mrr@5", "iou@5", "tables split", "rows cut", "cohesion"} <= set(row)
     assert "rows cut" not in sweep_rows(cells)[0]  # without the workspace, no audit
+
+
+def test_a_claims_verdict_rests_on_the_measures_with_a_detectable_difference(
+    qset: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The verdict names what it rests on, and those readings go the way it says; the k the
+    page shows is no part of it: read at the run's largest k, it is the same with k = 1 added
+    (issue 36.3: the OpenAI claim flipped between k = 1 and k = 5)."""
+    common = ["ab", "--queries", str(qset), "--docs", str(SAMPLES), "--json"]
+    _, out, _ = run(capsys, *common, "--preset", "openai-800-400", "--k", "5")
+    claim = json.loads(out)["claim"]
+    _, out, _ = run(capsys, *common, "--preset", "openai-800-400", "--k", "1,5")
+    again = json.loads(out)["claim"]
+    assert again["verdict"] == claim["verdict"] and again["rests_on"] == claim["rests_on"]
+    rests = [r for r in claim["readings"] if f"{r['measure']} ({r['basis']})" in claim["rests_on"]]
+    assert all(r["reading"] != "no detectable difference" for r in rests)
+    ways = {r["reading"] for r in rests}
+    expected = {
+        frozenset(): "no detectable difference",
+        frozenset({"agrees"}): "agrees",
+        frozenset({"disagrees"}): "disagrees",
+        frozenset({"agrees", "disagrees"}): "mixed",
+    }[frozenset(ways)]
+    assert claim["verdict"] == expected
+    for r in rests:  # "lower" is the claim: a reading for it has the preset below ours
+        assert (r["difference"] < 0) == (r["reading"] == "agrees")
+    if rests:
+        assert rests[0]["measure"] in claim["sentence"] and "rests on" in claim["sentence"]

@@ -4,14 +4,13 @@ after a run, whether these questions agree with the claim."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import streamlit as st
 
 from explorer.config import Config
 from explorer.errors import ExplorerError
-from explorer.evaluation.presets import PRESETS, judge, preset
-from explorer.evaluation.stats import PairedComparison
+from explorer.evaluation.claims import judge_claim, reading_rows
+from explorer.evaluation.coverage import EvalReport
+from explorer.evaluation.presets import PRESETS, preset
 from ui.safe import md_text
 from ui.settings import config_of, state_of
 
@@ -63,20 +62,21 @@ def preset_picker(prefix: str) -> None:
     )
 
 
-def claim_note(a: Config, b: Config, comparisons: Mapping[str, PairedComparison], k: int) -> None:
+def claim_note(ra: EvalReport, rb: EvalReport) -> None:
     """Whether these questions agree with the claim of the preset one side is (the other being
-    ours, both with the same retriever); nothing for any other pair."""
-    said = judge(a, b, comparisons, k=k)
+    ours, both with the same retriever), on the measures the claim names at equal k and at equal
+    budget side by side, and which of them the verdict rests on; nothing for any other pair."""
+    said = judge_claim(ra, rb)
     if said is None:
         return
     show = {"agrees": st.success, "disagrees": st.warning}.get(said.verdict, st.info)
-    lo, hi = said.comparison.ci95
     show(
         f"**The published claim, on these questions: {said.verdict}.** "
         + md_text(
             f"{said.sentence()}. (The claim compared the setting with the other strategies of "
-            f"its study; here the one other is ours. 95% interval for B − A: "
-            f"{lo * 100:+.0f} to {hi * 100:+.0f} points.)"
+            "its study; here the one other is ours. Read at the run's largest k and at every "
+            "budget it has, whatever k this page shows.)"
         ),
         icon=None,
     )
+    st.dataframe(reading_rows(said), hide_index=True, key="ab_claim_readings")

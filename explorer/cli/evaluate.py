@@ -26,6 +26,7 @@ from explorer.cli.stderr import print_skipped, progress
 from explorer.config import Config
 from explorer.documents.model import display_name
 from explorer.errors import SettingsError
+from explorer.evaluation.claims import judge_claim
 from explorer.evaluation.coverage import SCOPES, EvalReport, evaluate, summary_row, sweep
 from explorer.evaluation.queries import load_queries
 from explorer.evaluation.reach import DocumentReach, retrieval_map, retrieval_map_json
@@ -259,7 +260,7 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
             )  # fmt: skip
     comparisons = paired(ra, rb)
     side = ab_measures(ra, rb, workspace)
-    claim = presets.judge(a, b, comparisons, k=max(args.k))
+    claim = judge_claim(ra, rb)
     result = {
         "a": a.to_json(),
         "b": b.to_json(),

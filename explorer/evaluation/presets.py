@@ -235,16 +235,6 @@ def claim_for(a: Config, b: Config) -> tuple[Preset, str] | None:
     return None
 
 
-def judge(
-    a: Config, b: Config, comparisons: Mapping[str, PairedComparison], *, k: int
-) -> Agreement | None:
-    """:func:`agreement` at coverage@``k`` for an A/B whose sides :func:`claim_for` recognises."""
-    found = claim_for(a, b)
-    if found is None or f"k={k}" not in comparisons:
-        return None
-    return agreement(found[0], comparisons[f"k={k}"], measure=f"coverage@{k}", side=found[1])
-
-
 def spec_preset(spec: str) -> Preset | None:
     """The preset a SPEC names when it is that preset alone (``preset=NAME``, nothing else)."""
     parts = [p.strip() for p in re.split(r",(?=\s*[a-z_-]+=)", spec) if p.strip()]

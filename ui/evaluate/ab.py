@@ -205,7 +205,7 @@ def show_verdicts(ra: EvalReport, rb: EvalReport, k: int) -> None:
             f"for B − A: {lo * 100:+.0f} to {hi * 100:+.0f} points, in "
             f"{scope_words(ra.scope)}.{needed}"
         )
-    presets_view.claim_note(ra.config, rb.config, comparisons, k)
+    presets_view.claim_note(ra, rb)
     with st.expander("The paired test at every k and budget"):
         st.dataframe(evaluate_view.verdict_rows(comparisons), hide_index=True, key="ab_verdicts")
 
