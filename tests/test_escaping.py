@@ -158,8 +158,10 @@ def test_hostile_document_names_reach_the_corpus_chart_as_text() -> None:
     figures = plotly_figures(at)
     assert figures, "no chart drawn"
     assert not [bad for f in figures for bad in live_plot(f)]
-    ys = [y for f in figures for trace in f["data"] for y in trace.get("y", [])]
-    assert any("&lt;a href=" in str(y) for y in ys), ys
+    # the names are the axis' tick texts and the bars' hover data, escaped
+    names = [t for f in figures for t in f["layout"].get("yaxis", {}).get("ticktext", [])]
+    names += [c for f in figures for trace in f["data"] for c in trace.get("customdata", [])]
+    assert any("&lt;a href=" in str(n) for n in names), names
 
 
 def test_every_chart_of_the_app_draws_hostile_text_as_text() -> None:

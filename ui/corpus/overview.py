@@ -83,7 +83,7 @@ def figure(rows: Sequence[Mapping[str, Any]]) -> go.Figure:
     """Each row's chunks as a bar, flagged ones apart; names kept readable on the axis (start
     and file name) and whole in the hover."""
     names = [str(r["document"]) for r in rows]
-    whole = [plot_text(n, width=80, lines=4) for n in names]  # plotly reads markup in its texts
+    whole = [plot_text(n, width=10_000, lines=1) for n in names]  # plotly reads markup in its texts
     where = list(range(len(rows)))
     hover = "%{customdata}<br>%{x} %{fullData.name} chunks<extra></extra>"
     figure = go.Figure(
