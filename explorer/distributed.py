@@ -34,6 +34,7 @@ import contextlib
 import logging
 import os
 import pickle
+import re
 import socket
 import time
 from collections.abc import Iterator, Sequence
@@ -64,8 +65,11 @@ RAY_ENV = {
     "RAY_USAGE_STATS_ENABLED": "0",  # no usage report is sent anywhere
     "RAY_DISABLE_IMPORT_WARNING": "1",
     "RAY_BACKEND_LOG_LEVEL": "fatal",  # Ray's C++ notes stay in its log files, off stderr
-    "RAY_DATA_LOG_LEVEL": "ERROR",  # and Ray Data's notes on each run
+    "RAY_DATA_LOG_LEVEL": "CRITICAL",  # and Ray Data's notes (its failures are ours to say)
 }
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+RAISED = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit)): \S")
+"""A traceback's last line, ``RuntimeError: the disk is full``."""
 QUIET_LOGGERS = ("ray", "ray.data", "ray._private", "ray.rllib")
 
 
@@ -434,13 +438,12 @@ def _failed(step: str, exc: BaseException, written: int, todo: int) -> EngineErr
 
 
 def _root_cause(exc: BaseException) -> str:
-    """The user's own error inside Ray's wrappers, as one line."""
-    seen = exc
-    while True:
-        inner = getattr(seen, "cause", None) or seen.__cause__
-        if inner is None or inner is seen:
-            break
-        seen = inner
-    text = str(seen).strip().splitlines()
-    last = next((line for line in reversed(text) if line.strip()), type(seen).__name__)
-    return f"{type(seen).__name__}: {last.strip()}" if type(seen).__name__ not in last else last
+    """The error raised on the worker, as one line: Ray wraps it in its own exceptions and
+    prints the worker's traceback into their text (``RuntimeError: ...`` after it)."""
+    text = ANSI.sub("", str(exc))
+    for line in text.splitlines():
+        found = RAISED.match(line)
+        if found and not found.group(1).startswith("ray."):
+            return line.strip()
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
