@@ -146,8 +146,9 @@ def run_index(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     else:
         text = summary(done)
         if ray_run is not None:
+            workers = f"{ray_run.workers} worker{'s' if ray_run.workers > 1 else ''}"
             text += (
-                f"; on Ray ({ray_run.address}, {ray_run.workers} workers): start "
+                f"; on Ray ({ray_run.address}, {workers}): start "
                 f"{ray_run.start_seconds:.1f} s, chunking {ray_run.chunk_seconds:.1f} s, "
                 f"writing {ray_run.write_seconds:.1f} s"
             )
