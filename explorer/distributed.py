@@ -151,11 +151,11 @@ def ray_session(address: str | None, *, cpus: int) -> Iterator[Any]:
     """Ray for the run: joined at ``address``, else started here on ``cpus`` cores (and stopped
     afterwards). A Ray already running in this process (a test's) is used as it is."""
     ray = import_ray()
+    if address is not None:
+        check_address(address)
     if ray.is_initialized():
         yield ray
         return
-    if address is not None:
-        check_address(address)
     try:
         if address is None:
             ray.init(

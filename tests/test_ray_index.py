@@ -281,6 +281,10 @@ def test_the_command_over_a_folder_with_unreadable_files(
     got = json.loads(out)
     assert (got["documents"], got["skipped"], got["engine"], got["workers"]) == (4, 3, "ray", 1)
     assert got["embedded"] == 0 and got["already_stored"] == got["texts"] > 0
-    skipped = sorted(line.split(":")[1].strip() for line in err.splitlines() if "skipped:" in line)
+    skipped = sorted(
+        line.removeprefix("skipped: ").split()[0].rstrip(":")
+        for line in err.splitlines()
+        if line.startswith("skipped:")
+    )
     assert skipped == ["binary.txt", "empty.md", "truncated.pdf"], err
     assert "Traceback" not in err
