@@ -65,3 +65,8 @@ class JSONTextError(ExplorerError, ValueError):
         super().__init__(f"{what}: {problem}")
         self.what = what
         self.problem = problem
+
+
+class EngineError(ExplorerError):
+    """A distributed engine (``index --engine ray``) could not be used: not installed, nobody
+    answers at the address, or a worker failed; what was written is kept."""

@@ -86,7 +86,7 @@ def test_each_library_splitter_names_the_extra_that_installs_its_library(name: s
 
 
 def test_all_is_the_app_and_every_library_splitter_and_make_installs_it_with_dev() -> None:
-    assert _closure("all") == _closure("app") | _closure("splitters")
+    assert _closure("all") == _closure("app") | _closure("splitters") | _closure("ray")
     assert _closure("splitters") == {a.library for a in ADAPTERS.values()}
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
     assert "-c constraints.txt -e '.[all,dev]'" in makefile
