@@ -18,6 +18,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import frame, widgets
+from ui.timing import timed
 from ui.widget_keys import (
     CORPUS_WIDGETS,
     EVALUATE_KEYS,
@@ -27,39 +28,40 @@ from ui.widget_keys import (
 )
 
 st.set_page_config(page_title="Chunk Explorer", page_icon="🧩", layout="wide")
-frame.start_session()
-frame.apply_next()
-frame.keep(
-    {**EXPLORE_WIDGETS, **CORPUS_WIDGETS, **EVALUATE_WIDGETS},
-    also=EVALUATE_KEYS,
-    prefixes=EVALUATE_PREFIXES,
-)
+with timed("rerun"):  # the server's own time for the rerun (ui.timing: only when asked)
+    frame.start_session()
+    frame.apply_next()
+    frame.keep(
+        {**EXPLORE_WIDGETS, **CORPUS_WIDGETS, **EVALUATE_WIDGETS},
+        also=EVALUATE_KEYS,
+        prefixes=EVALUATE_PREFIXES,
+    )
 
-page = st.navigation(
-    [
-        st.Page(
-            "app_pages/explore.py",
-            title="Explore a document",
-            icon=":material/article:",
-            default=True,
-        ),
-        st.Page(
-            "app_pages/corpus.py",
-            title="Ask a corpus",
-            icon=":material/library_books:",
-            url_path="corpus",
-        ),
-        st.Page(
-            "app_pages/evaluate.py",
-            title="Evaluate settings",
-            icon=":material/fact_check:",
-            url_path="evaluate",
-        ),
-    ]
-)
-with st.sidebar:
-    frame.set_page_slot(st.container())  # the page's own controls go above the configuration
-    st.header("Configuration", anchor=False)
-    st.caption("Used by every page (the Evaluate page's A starts from it).")
-    widgets.config_widgets()
-page.run()
+    page = st.navigation(
+        [
+            st.Page(
+                "app_pages/explore.py",
+                title="Explore a document",
+                icon=":material/article:",
+                default=True,
+            ),
+            st.Page(
+                "app_pages/corpus.py",
+                title="Ask a corpus",
+                icon=":material/library_books:",
+                url_path="corpus",
+            ),
+            st.Page(
+                "app_pages/evaluate.py",
+                title="Evaluate settings",
+                icon=":material/fact_check:",
+                url_path="evaluate",
+            ),
+        ]
+    )
+    with st.sidebar:
+        frame.set_page_slot(st.container())  # the page's own controls go above the configuration
+        st.header("Configuration", anchor=False)
+        st.caption("Used by every page (the Evaluate page's A starts from it).")
+        widgets.config_widgets()
+    page.run()
