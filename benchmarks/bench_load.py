@@ -36,6 +36,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -134,7 +135,7 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
 
 def read_timings(path: Path) -> list[tuple[str, float, str, int, float]]:
     """The server's timed parts: (part, ms, session, depth, end)."""
-    out = []
+    out: list[tuple[str, float, str, int, float]] = []
     if not path.exists():
         return out
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -186,7 +187,7 @@ class Session:
             self.errors.append(f"{self.name} {action}: the page shows a traceback")
 
     async def open(self, url: str) -> None:
-        await self.page.goto(url)
+        await self.page.goto(url, wait_until="commit", timeout=300_000)
         await self.page.wait_for_selector(".st-key-ce_title", timeout=300_000)
         await self.idle()
         await self.pick("Document", self.doc)
@@ -330,9 +331,9 @@ def server_time(
     out: dict[str, list[float]] = defaultdict(list)
     for session, person in owner.items():
         for action, began, ended, _ in waits_by_person[person]:
-            ms = [m for end, m in reruns[session] if began <= end <= ended + 0.05]
-            if ms:
-                out[action].append(sum(ms) / 1000)
+            took = [m for end, m in reruns[session] if began <= end <= ended + 0.05]
+            if took:
+                out[action].append(sum(took) / 1000)
     return out
 
 
@@ -358,8 +359,8 @@ def one_run(
             )
         result = asyncio.run(run_sessions(url, sessions, seconds, idle_each))
     finally:
-        if spy is not None:
-            spy.terminate()
+        if spy is not None:  # py-spy writes what it saw on SIGINT (SIGTERM loses it)
+            spy.send_signal(signal.SIGINT)
             spy.wait()
         stop_server(proc)
     parts = read_timings(timings)

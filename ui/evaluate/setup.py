@@ -8,9 +8,9 @@ import streamlit as st
 
 from explorer.config import Config
 from explorer.errors import ExplorerError
+from ui.allowed import check_config
 from ui.evaluate.query_set import the_bundled_set
 from ui.evaluate.sweep import SWEEP_GRIDS
-from ui.allowed import check_config
 from ui.settings import config_of, state_of
 from ui.view_state import without_regexes
 
