@@ -18,6 +18,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import frame, widgets
+from ui.timing import timed
 from ui.widget_keys import (
     EVALUATE_KEYS,
     EVALUATE_PREFIXES,
@@ -27,38 +28,39 @@ from ui.widget_keys import (
 )
 
 st.set_page_config(page_title="Chunk Explorer", page_icon="🧩", layout="wide")
-frame.start_session()
-frame.apply_next()
-frame.keep(
-    {**EXPLORE_WIDGETS, **corpus_widgets(), **EVALUATE_WIDGETS},
-    also=EVALUATE_KEYS,
-    prefixes=EVALUATE_PREFIXES,
-)
+with timed("rerun"):  # the server's own time for the rerun (ui.timing: only when asked)
+    frame.start_session()
+    frame.apply_next()
+    frame.keep(
+        {**EXPLORE_WIDGETS, **corpus_widgets(), **EVALUATE_WIDGETS},
+        also=EVALUATE_KEYS,
+        prefixes=EVALUATE_PREFIXES,
+    )
 
-explore = st.Page(
-    "app_pages/explore.py", title="Explore a document", icon=":material/article:", default=True
-)
-page = st.navigation(
-    [
-        explore,
-        st.Page(
-            "app_pages/corpus.py",
-            title="Ask a corpus",
-            icon=":material/library_books:",
-            url_path="corpus",
-        ),
-        st.Page(
-            "app_pages/evaluate.py",
-            title="Evaluate settings",
-            icon=":material/fact_check:",
-            url_path="evaluate",
-        ),
-    ]
-)
-frame.enter_page(explore=page.url_path == explore.url_path)
-with st.sidebar:
-    frame.set_page_slot(st.container())  # the page's own controls go above the configuration
-    st.header("Configuration", anchor=False)
-    st.caption("Used by every page (the Evaluate page's A starts from it).")
-    widgets.config_widgets()
-page.run()
+    explore = st.Page(
+        "app_pages/explore.py", title="Explore a document", icon=":material/article:", default=True
+    )
+    page = st.navigation(
+        [
+            explore,
+            st.Page(
+                "app_pages/corpus.py",
+                title="Ask a corpus",
+                icon=":material/library_books:",
+                url_path="corpus",
+            ),
+            st.Page(
+                "app_pages/evaluate.py",
+                title="Evaluate settings",
+                icon=":material/fact_check:",
+                url_path="evaluate",
+            ),
+        ]
+    )
+    frame.enter_page(explore=page.url_path == explore.url_path)
+    with st.sidebar:
+        frame.set_page_slot(st.container())  # the page's own controls go above the configuration
+        st.header("Configuration", anchor=False)
+        st.caption("Used by every page (the Evaluate page's A starts from it).")
+        widgets.config_widgets()
+    page.run()

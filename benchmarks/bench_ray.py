@@ -71,7 +71,7 @@ def ann(n: int, dim: int = 384, questions: int = 200, k: int = 10) -> None:
     import numpy as np
 
     try:
-        import faiss  # type: ignore[import-not-found,import-untyped]
+        import faiss  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError:
         print("ANN: faiss-cpu is not installed (pip install faiss-cpu; only for this benchmark)")
         return

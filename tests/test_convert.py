@@ -303,3 +303,28 @@ def test_convert_jsonl_finds_evidence_by_the_rule_eval_finds_it_by(tmp_path: Pat
         assert all(e.found for e in answer.evidence), item["id"]
         for e, span in zip(answer.evidence, item.get("spans", []), strict=False):
             assert span is None or tuple(span) in e.spans, (item["id"], e.phrase)
+
+
+def test_a_document_in_a_subfolder_keeps_its_path_and_eval_finds_it(tmp_path: Path) -> None:
+    """The query set names a document by its path inside the folder (``guides/policy.md``), as
+    ``eval`` looks it up, not by its file name alone, which is not a file there."""
+    docs = tmp_path / "docs"
+    (docs / "guides").mkdir(parents=True)
+    (docs / "guides" / "policy.md").write_text(
+        "# Refunds\n\nRefunds are available within seven days.\n", encoding="utf-8"
+    )
+    src = tmp_path / "set.jsonl"
+    lines = [
+        {"question": "How long?", "doc": "guides/policy.md", "evidence": ["seven days"]},
+        {"question": "Refunds?", "doc": "./guides/../guides/policy.md", "evidence": ["Refunds"]},
+    ]
+    src.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    assert [i["doc"] for i in convert_jsonl(src, docs).items] == ["guides/policy.md"] * 2
+    out = tmp_path / "q.json"
+    assert run("convert", "jsonl", str(src), str(docs), "--out", str(out))[0] == 0
+    code, printed, err = run(
+        "eval", "--queries", str(out), "--docs", str(docs), "--retriever", "bm25", "--json"
+    )
+    assert (code, err) == (0, ""), err
+    report = json.loads(printed)
+    assert report["documents"] == ["guides/policy.md"] and report["counts"]["queries"] == 2

@@ -101,3 +101,31 @@ def test_a_query_set_out_of_bounds_is_a_query_set_error() -> None:
     entry = '[{"id": "a", "doc": "d.md", "query": "q", "evidence": ["e"], "n": %s}]'
     with pytest.raises(QuerySetError, match=r"mine\.json: unreadable: a number has 5,001 digits"):
         read_query_set((entry % ("1" * 5001)).encode(), name="mine.json")
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("[" * 2000, "The splitter's options: nested too deeply (more than 100 levels"),
+        ("1" * 5001, "The splitter's options: unreadable: a number has 5,001 digits"),
+        ('"separator"', "The splitter's options must be a JSON object"),
+    ],
+)
+def test_the_sidebar_reads_a_sessions_options_bounded(text: str, says: str) -> None:
+    """``ui/widgets.py`` reads the options a page's state holds through :func:`loads_bounded`:
+    one warning and the splitter's defaults, the rest of the settings kept, no traceback."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import REPO
+
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    settings = {"splitter": "llamaindex-sentence", "unit": "chars", "size": 300, "overlap": 0}
+    for key, value in {**settings, "options": text}.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value[:200] for e in at.exception]
+    (warning,) = [w.value.replace("\\", "") for w in at.warning if "options" in w.value]
+    assert warning.startswith(says), warning
+    assert warning.endswith("the splitter's defaults are shown.")
+    assert {k: at.session_state[k] for k in settings} == settings
+    assert at.session_state["options"] == ""  # the defaults, written back as the widgets show

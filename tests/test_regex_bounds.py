@@ -31,6 +31,7 @@ from explorer.chunking.records import ChunkSettings
 from explorer.config import Config
 from explorer.errors import LibraryError, SettingsError, TimeLimitError
 from tests.conftest import REPO, load_cached, make_doc
+from ui.settings import config_of
 from ui.view_state import View
 
 EVIL = "(.*)*Q"
@@ -316,6 +317,41 @@ def test_the_freezing_link_opens_the_page_with_the_note_and_the_default_options(
     assert "secondary_chunking_regex was left out (the default is used)" in shown
     assert not at.error, [e.value for e in at.error]
     assert "(.*)*Q" not in at.query_params.get("config", "")
+
+
+def test_an_a_b_link_leaves_its_regular_expressions_out_with_a_note() -> None:
+    """The Evaluate page's ``a=``/``b=`` are checked as ``config=`` is (issue 38.1): the
+    pattern is never put in A's settings, B's separator stays, one note says what was left."""
+    b = Config().replace(
+        splitter="llamaindex-sentence", unit="chars", size=30, overlap=0,
+        options={"separator": "-"},
+    )  # fmt: skip
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({"a": LINK_CONFIG, "b": b.to_spec(), "k": "3"})
+    at.switch_page("app_pages/evaluate.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    a = config_of(at.session_state, prefix="ab_A_")
+    assert regex_options(a.chunking) == ()
+    assert (a.chunking.splitter, a.chunking.unit, a.chunking.size) == (
+        "llamaindex-sentence", "chars", 30,
+    )  # fmt: skip
+    assert config_of(at.session_state, prefix="ab_B_") == b
+    (note,) = [w.value.replace("\\_", "_") for w in at.warning if "regular" in w.value]
+    assert note == (
+        "The link's regular expression in secondary_chunking_regex for A was left out (the "
+        "default is used): a link may not set one, as a pattern can keep the app busy for "
+        "minutes. One you set yourself runs under a time limit."
+    )
+
+
+def test_an_a_b_link_cannot_name_a_model_folder() -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({"a": "retriever=hybrid,model=/etc"})
+    at.switch_page("app_pages/evaluate.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert config_of(at.session_state, prefix="ab_A_").model != "/etc"
+    (note,) = [w.value for w in at.warning if "cannot be used" in w.value]
+    assert "the embedding model must be the bundled" in note
 
 
 def test_a_pattern_typed_in_the_sidebar_runs_under_the_limit(

@@ -215,16 +215,9 @@ class View:
         view = (View(source) if source is not None else start).replace(present=present)
         spec = _one(params, "config") or ""
         try:
-            config = check_config(Config.from_spec(spec))
-            regexes = regex_options(config.chunking)
-            if regexes:  # never run: one can keep the whole server busy for minutes
-                kept = {k: v for k, v in config.chunking.options if k not in regexes}
-                config = config.replace(options=kept)
-                notes.append(
-                    f"The link's regular expression in {' and '.join(regexes)} was left out "
-                    "(the default is used): a link may not set one, as a pattern can keep the "
-                    "app busy for minutes. One you set yourself runs under a time limit."
-                )
+            config, note = without_regexes(check_config(Config.from_spec(spec)))
+            if note:
+                notes.append(note)
             view = view.replace(config=config)
         except ExplorerError as exc:
             notes.append(
@@ -279,6 +272,21 @@ def _whole(text: str | None, low: int, high: int) -> int | None:
         return min(max(int(text), low), high) if text is not None else None
     except ValueError:
         return None
+
+
+def without_regexes(config: Config, *, side: str = "") -> tuple[Config, str | None]:
+    """``config`` with the regular expressions a link set left out (a pattern can keep the whole
+    server busy for minutes, so one from a link is never run), and the note that says so
+    (``side`` names the configuration, as " for A")."""
+    regexes = regex_options(config.chunking)
+    if not regexes:
+        return config, None
+    kept = {k: v for k, v in config.chunking.options if k not in regexes}
+    return config.replace(options=kept), (
+        f"The link's regular expression in {' and '.join(regexes)}{side} was left out "
+        "(the default is used): a link may not set one, as a pattern can keep the "
+        "app busy for minutes. One you set yourself runs under a time limit."
+    )
 
 
 def _view_params(params: Mapping[str, Any], view: View, notes: list[str] | None = None) -> View:

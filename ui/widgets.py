@@ -22,6 +22,7 @@ from explorer.chunking.records import RECURSIVE_LEVELS
 from explorer.config import BUNDLED, CONTEXT_HEADERS, DENSE_SOURCES, RETRIEVERS, Config
 from explorer.documents.model import Document
 from explorer.errors import ExplorerError
+from explorer.jsontext import loads_bounded
 from explorer.preparing import Pending
 from explorer.progress import Progress, timed
 from explorer.retrieval.evidence import Verdict
@@ -359,7 +360,7 @@ def _library_options(p: str, name: str) -> None:
         state[p + "options"] = ""
         return
     st.caption(md_text(f"{spec.title}: {spec.note}" if spec.note else spec.title))
-    given = json.loads(state.get(p + "options") or "{}")
+    given = _given_options(state.get(p + "options") or "{}")
     chosen: dict[str, object] = {}
     for opt in spec.options:
         key = f"{p}opt_{name}_{opt.name}"
@@ -378,6 +379,25 @@ def _library_options(p: str, name: str) -> None:
         if value != opt.default:
             chosen[opt.name] = value
     state[p + "options"] = json.dumps(chosen, sort_keys=True) if chosen else ""
+
+
+def _given_options(text: str) -> dict[str, Any]:
+    """The options a page's state holds (its configuration's flat form), read bounded: an
+    unreadable text is one warning and the splitter's defaults, never a traceback."""
+    try:
+        given = loads_bounded(text, what="The splitter's options")
+    except ExplorerError as exc:
+        st.warning(md_text(f"{exc}; the splitter's defaults are shown."))
+        return {}
+    if not isinstance(given, dict):
+        st.warning(
+            md_text(
+                "The splitter's options must be a JSON object of option names and values; "
+                "the splitter's defaults are shown."
+            )
+        )
+        return {}
+    return given
 
 
 def embedding_widgets(p: str = "") -> None:

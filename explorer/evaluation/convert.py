@@ -77,7 +77,8 @@ class _Texts:
         self._folder = Workspace(folder)
 
     def get(self, name: str) -> tuple[str, str]:
-        """(the file's name, its text) for ``name`` (with ``suffixes``: a stem)."""
+        """(the file's path inside the folder, its text) for ``name`` (with ``suffixes``: a
+        stem)."""
         if name not in self._texts:
             self._texts[name] = self._read(name)
         return self._texts[name]
@@ -113,11 +114,14 @@ class _Texts:
         if Path(path).suffix.lower() == ".pdf":
             raise _Bad(f"document {name!r} is a PDF: offsets into it cannot be checked here")
         try:
-            return path.name, path.read_bytes().decode("utf-8")
+            text = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:
             raise _Bad(f"{path} is not UTF-8 text (byte {exc.start})") from None
         except OSError as exc:
             raise _Bad(f"{path} cannot be read ({exc.strerror})") from None
+        assert self._folder.docs_dir is not None
+        # its path inside the folder, as eval looks it up (a file in a subfolder keeps it)
+        return path.relative_to(self._folder.docs_dir).as_posix(), text
 
 
 def _span(raw: Any, what: str) -> tuple[int, int]:

@@ -8,10 +8,12 @@ import streamlit as st
 
 from explorer.config import Config
 from explorer.errors import ExplorerError
+from ui.allowed import check_config
 from ui.evaluate import questions
 from ui.evaluate.query_set import the_bundled_set
 from ui.evaluate.sweep import SWEEP_GRIDS
 from ui.settings import config_of, state_of
+from ui.view_state import without_regexes
 
 
 def start() -> None:
@@ -41,16 +43,20 @@ def read_link() -> None:
     """Once a session: a link to an A/B opens it (both configurations and k)."""
     state = st.session_state
     state.eval_link_read = True
-    link_note = None
+    notes = []
     params = st.query_params.to_dict()
     try:
         for side in ("A", "B"):
             if side.lower() in params:
-                config = Config.from_spec(str(params[side.lower()]))
+                config = check_config(Config.from_spec(str(params[side.lower()])))
+                config, note = without_regexes(config, side=f" for {side}")
+                if note:
+                    notes.append(note)
                 state.update(state_of(config, prefix=f"ab_{side}_"))
                 state.eval_tab = "A/B"
     except ExplorerError as exc:
-        link_note = f"The link's configuration cannot be used ({exc}); the starting ones are shown."
+        notes = [f"The link's configuration cannot be used ({exc}); the starting ones are shown."]
+    link_note = " ".join(notes) or None
     if str(params.get("k", "")).isdigit() and int(params["k"]) in (1, 3, 5):
         state.ab_k = int(params["k"])
     state.eval_link_note = link_note
