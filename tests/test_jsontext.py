@@ -129,3 +129,23 @@ def test_the_sidebar_reads_a_sessions_options_bounded(text: str, says: str) -> N
     assert warning.endswith("the splitter's defaults are shown.")
     assert {k: at.session_state[k] for k in settings} == settings
     assert at.session_state["options"] == ""  # the defaults, written back as the widgets show
+
+
+def test_a_list_option_a_link_gave_is_kept_and_said() -> None:
+    """LangChain's ``separators`` has no sidebar widget: given by a link (its ``options=``), it
+    stays in the configuration and the sidebar says so, instead of vanishing from the URL
+    (issue 38.8)."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import REPO
+
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    given = {"separators": ["\n\n", ". ", " "]}
+    settings = {"splitter": "langchain-recursive", "unit": "chars", "size": 300, "overlap": 0}
+    for key, value in {**settings, "options": json.dumps(given)}.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value[:200] for e in at.exception]
+    assert json.loads(at.session_state["options"]) == given
+    said = [c.value for c in at.caption if c.value.startswith("separators:")]
+    assert said and "as the link gave it" in said[0]

@@ -374,6 +374,16 @@ def _library_options(p: str, name: str) -> None:
             value = st.number_input(opt.name, value=opt.default, step=1, key=key, help=opt.help)
         elif isinstance(opt.default, str):
             value = st.text_input(opt.name, value=opt.default, key=key, help=opt.help)
+        elif opt.name in given and given[opt.name] != opt.default:
+            # a list option (its separators) has no widget here: one a link or a session gave
+            # is kept, and said, never dropped silently
+            value = given[opt.name]
+            st.caption(
+                md_text(
+                    f"{opt.name}: {json.dumps(value, ensure_ascii=False)[:200]} — as the link "
+                    "gave it (the sidebar does not edit a list; change the link's options=)"
+                )
+            )
         else:
             continue  # a list option: the default
         if value != opt.default:
