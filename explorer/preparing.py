@@ -194,7 +194,8 @@ def prepare(
         maker.embedder(config.model).model  # noqa: B018 - load it now, under its message
     dense = config.retriever != "bm25"
     share = CHUNK_SHARE if dense else 1.0
-    made = [r for _, _, r in chunked(maker, names, config, progress, share=share, edits=edits)]
+    done = list(chunked(maker, names, config, progress, share=share, edits=edits))
+    made = [r for _, _, r in done]
     if not dense:
         progress(1.0, "done")
         return
@@ -207,7 +208,9 @@ def prepare(
         emb.model  # noqa: B018 - load it now, under its own message
     what = embedded_kind(config)
     if todo:  # every document's texts in one run: batches of like lengths, one estimate
-        embed_texts(emb, todo, scaled(progress, share, 1.0, "embedding "), what=what)
+        # one document's run names it; several are one run over all their texts
+        label = f"embedding {done[0][0]}: " if len(done) == 1 else "embedding "
+        embed_texts(emb, todo, scaled(progress, share, 1.0, label), what=what)
     for retriever in made:
         assert retriever is not None
         retriever.vectors()  # from memory now

@@ -29,11 +29,14 @@ def test_the_diagnosis_is_made_once_per_content_chunking_prefix_and_edits() -> N
     ws = Workspace()
     doc = ws.load(POLICY, name="refund-policy.md")
     got = ws.diagnosis(doc, BM25)
+    chunks = split(doc, BM25.chunking)
+    nothing = [0] * len(chunks)  # BM25 embeds nothing: no chunk meets the model's window
     want = diagnose(
         doc,
-        split(doc, BM25.chunking),
+        chunks,
         heading_prefix=False,
         model_measure=get_measure("model-tokens"),
+        embedded=nothing,
     )
     assert got == want
     assert ws.diagnosis(doc, BM25) is got  # kept
@@ -42,9 +45,10 @@ def test_the_diagnosis_is_made_once_per_content_chunking_prefix_and_edits() -> N
     assert prefixed is not got
     assert prefixed == diagnose(
         doc,
-        split(doc, BM25.chunking),
+        chunks,
         heading_prefix=True,
         model_measure=get_measure("model-tokens"),
+        embedded=nothing,
     )
     assert prefixed.model_tokens != got.model_tokens  # the heading path is embedded too
     edited = ws.diagnosis(doc, BM25, edits=EDITS)

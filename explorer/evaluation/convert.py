@@ -84,15 +84,18 @@ class _Texts:
         return self._texts[name]
 
     def document(self, name: str) -> tuple[str, Document]:
-        """(the file's name, the document as every command loads it: a PDF's text layer too)."""
+        """(the file's path inside the folder, the document as every command loads it: a PDF's
+        text layer too)."""
         try:
             inside = self._folder.inside(name)
         except QuerySetError as exc:
             raise _Bad(str(exc)) from None
         if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES or not inside.is_file():
             raise _Bad(f"document {name!r} is not a file in {self.folder}")
+        assert self._folder.docs_dir is not None
         try:
-            return inside.name, self._folder.document(name)
+            # its path inside the folder, as eval looks it up (a file in a subfolder keeps it)
+            return inside.relative_to(self._folder.docs_dir).as_posix(), self._folder.document(name)
         except ExplorerError as exc:
             raise _Bad(str(exc)) from None
 

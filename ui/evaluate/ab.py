@@ -318,7 +318,11 @@ def show_boundaries(
     if doc.kind == "pdf":
         st.radio("PDF view", ["Page image", "Extracted text"], key="ab_pdf_view", horizontal=True)
     if doc.kind == "pdf" and state.ab_pdf_view == "Page image":
-        pdf = questions.pdf_bytes(res_a.query.doc)
+        try:
+            pdf = questions.pdf_bytes(res_a.query.doc)
+        except (DocumentError, OSError) as exc:  # the file went away: say so, draw the text
+            st.warning(md_escape(f"{exc}; choose Extracted text to see the chunks."))
+            return
         n_pages = max(len(doc.pages), 1)
         if state.get("ab_page_for") != key or state.get("ab_page") is None:  # turn to E1
             first = doc.page_span(evidence[0].start, evidence[0].end)[0] if evidence else None

@@ -102,8 +102,14 @@ class Questions:
         """A PDF's bytes, to draw its pages: an upload's, or the folder's file."""
         if name in self.uploads:
             return bytes(self.uploads[name][2])
-        assert self.folder is not None
-        return Workspace(self.folder).inside(name).read_bytes()
+        if self.folder is not None:
+            return Workspace(self.folder).inside(name).read_bytes()
+        if self.ws is not None and self.ws.docs_dir is not None:  # the corpus's own folder
+            return self.ws.inside(name).read_bytes()
+        typed = str(st.session_state.get("cp_folder") or "").strip()
+        if self.source == "corpus" and typed and named_folders():  # the Corpus page's folder
+            return Workspace(allowed_folder(typed)).inside(name).read_bytes()
+        raise DocumentError(f"{name}: its PDF bytes are not at hand to draw its pages")
 
 
 def start() -> None:
