@@ -2,8 +2,9 @@
 
 Run with ``streamlit run app.py``. This entry file is the frame every page shares: it starts the
 session (the view a link names, else the refund lesson), keeps each page's widget values while
-another page is shown, draws the navigation and the one configuration sidebar (chunking,
-embedding, retrieval), and runs the page the visitor chose:
+another page is shown (a fragment's own run keeps them too: ``ui.frame.fragment``), draws the
+navigation and the one configuration sidebar (chunking, embedding, retrieval), and runs the page
+the visitor chose:
 
 * ``app_pages/explore.py`` — one document: its chunks on the page, a question and its evidence;
 * ``app_pages/corpus.py`` — many documents ranked as one index;
@@ -19,23 +20,12 @@ import streamlit as st
 
 from ui import frame, widgets
 from ui.timing import timed
-from ui.widget_keys import (
-    EVALUATE_KEYS,
-    EVALUATE_PREFIXES,
-    EVALUATE_WIDGETS,
-    EXPLORE_WIDGETS,
-    corpus_widgets,
-)
 
 st.set_page_config(page_title="Chunk Explorer", page_icon="🧩", layout="wide")
 with timed("rerun"):  # the server's own time for the rerun (ui.timing: only when asked)
     frame.start_session()
     frame.apply_next()
-    frame.keep(
-        {**EXPLORE_WIDGETS, **corpus_widgets(), **EVALUATE_WIDGETS},
-        also=EVALUATE_KEYS,
-        prefixes=EVALUATE_PREFIXES,
-    )
+    frame.keep_pages()  # and each fragment's own run keeps them too (frame.fragment)
 
     explore = st.Page(
         "app_pages/explore.py", title="Explore a document", icon=":material/article:", default=True

@@ -2,9 +2,10 @@
 Markdown, the text, or the PDF page itself, the pages beside it drawn ahead), the chunk picker,
 the link to this view, and the selected chunk's details.
 
-It is one ``st.fragment``: turning a PDF page, stepping through a long document, picking a chunk
-or another view reruns this panel only, with the chunks and the answer the page's last full run
-made (:class:`Shown`).
+It is one fragment (:func:`ui.frame.fragment`): turning a PDF page, stepping through a long
+document, picking a chunk or another view reruns this panel only, with the chunks and the answer
+the page's last full run made (:class:`Shown`); each such run keeps every page's widget values
+first, as a full run does.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from explorer.memo import Memo
 from explorer.retrieval.evidence import ordinal
 from ui import (
     chunk_view,
+    frame,
     highlights,
     layers,
     region_clicks,
@@ -192,7 +194,7 @@ def _highlights(shown: Shown, view: str, selected: int | None) -> list[render.Hi
     return out
 
 
-@st.fragment
+@frame.fragment  # its own runs keep every page's widget values, as full runs do
 def document_panel(shown: Shown) -> None:
     """The document, the chunk picker, this view's link and the selected chunk's details."""
     with timed("document panel"):

@@ -1,18 +1,21 @@
 """What every page of the app shares, set up once per run by the entry file (``app.py``): the one
 workspace, the session's documents, the main page's view read from a link when a session starts,
-the widget values kept while another page is shown, and the sidebar's slot for a page's own
-controls above the shared configuration.
+the widget values kept while another page is shown (on every run, a fragment's too:
+:func:`fragment`), and the sidebar's slot for a page's own controls above the shared
+configuration.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
-from collections.abc import Iterable, Mapping
-from typing import Any, NoReturn
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer.config import Config
 from explorer.documents.model import Document
@@ -24,6 +27,13 @@ from ui.lessons import LESSONS, opening_view
 from ui.settings import config_of, state_of
 from ui.sources import SAMPLES_DIR, sample_paths
 from ui.view_state import View
+from ui.widget_keys import (
+    EVALUATE_KEYS,
+    EVALUATE_PREFIXES,
+    EVALUATE_WIDGETS,
+    EXPLORE_WIDGETS,
+    corpus_widgets,
+)
 
 EXPLORE = "app_pages/explore.py"
 """The Explore page, where the other pages hand a view over (:func:`streamlit.switch_page`)."""
@@ -120,6 +130,43 @@ def keep(
     for key in [*defaults, *also, *(k for k in list(state.keys()) if str(k).startswith(starts))]:
         if key in state:
             state[key] = state[key]
+
+
+def keep_pages() -> None:
+    """:func:`keep` every page's widgets (:mod:`ui.widget_keys`). Called before any widget is
+    drawn on every run: by the entry file on a full run, by :func:`fragment` on a fragment's own
+    run (which does not run the entry file)."""
+    keep(
+        {**EXPLORE_WIDGETS, **corpus_widgets(), **EVALUATE_WIDGETS},
+        also=EVALUATE_KEYS,
+        prefixes=EVALUATE_PREFIXES,
+    )
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def fragment(body: Callable[P, R]) -> Callable[P, R]:
+    """``st.fragment`` for the app's panels: a run of the fragment alone first keeps every page's
+    widget values (:func:`keep_pages`), as a full run does; a value it did not set again would be
+    dropped by Streamlit at the next page switch, as the state of a widget not drawn. Inside a
+    full run the body is only called: the entry file has kept the values, and a widget drawn
+    before the fragment could not be set again."""
+
+    @functools.wraps(body)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        if _fragment_rerun():
+            keep_pages()
+        return body(*args, **kwargs)
+
+    return st.fragment(run)
+
+
+def _fragment_rerun() -> bool:
+    """This run is a fragment's own (Streamlit runs the fragments it names, not the script)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 # --------------------------------------------------------------------------- the lesson's page
