@@ -56,6 +56,8 @@ def write_site(folder: Path, pages: int) -> Path:
 class Run:
     ask: float
     """Seconds from navigation until *Ask the corpus* is drawn."""
+    table: float
+    """… until the overview's table is drawn."""
     painted: float
     """… until the overview's table and bars are drawn (the first paint)."""
     sent: int
@@ -75,6 +77,7 @@ def timed_page(browser: object, url: str, size: tuple[int, int], *, ask: bool, s
         page.get_by_text("Ask the corpus").first.wait_for(timeout=RUN_TIMEOUT_MS)
         asked = time.perf_counter() - started
     page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=RUN_TIMEOUT_MS)
+    table = time.perf_counter() - started
     page.locator(".js-plotly-plot .bars path").first.wait_for(timeout=RUN_TIMEOUT_MS)
     painted = time.perf_counter() - started
     page.wait_for_timeout(1500)  # what comes after the paint (the run's end) is counted too
@@ -82,7 +85,7 @@ def timed_page(browser: object, url: str, size: tuple[int, int], *, ask: bool, s
     shot.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(shot))
     page.close()
-    return Run(asked, painted, sum(sent), elements)
+    return Run(asked, table, painted, sum(sent), elements)
 
 
 def measure(
@@ -170,6 +173,7 @@ def main() -> None:
             print(
                 f"{what}, {label}: first paint median {_median([r.painted for r in runs])} s "
                 f"({each}); Ask the corpus {_median([r.ask for r in runs]) if real else '—'} s; "
+                f"table {_median([r.table for r in runs])} s; "
                 f"server run {_median([ms / 1000 for ms in reruns])} s; "
                 f"websocket {statistics.median([r.sent for r in runs]):,.0f} bytes; "
                 f"{statistics.median([r.elements for r in runs]):.0f} elements; "
