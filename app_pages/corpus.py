@@ -19,7 +19,7 @@ import streamlit as st
 
 from explorer.answer import CorpusAnswer
 from explorer.errors import ExplorerError
-from ui import frame, widgets
+from ui import corpus_view, frame, widgets
 from ui.answers import evidence_phrases
 from ui.corpus import documents, overview, question_panel, reach_map
 from ui.safe import md_text
@@ -60,15 +60,15 @@ if not docs:
 config = widgets.configuration() or widgets.stop()
 st.caption(f"Configuration (sidebar): {md_text(describe_config(config))}")
 corpus = ws.view(documents=docs)  # this corpus's names, over the session's workspace
+
+# --------------------------------------------------------------------------- the question
+
+question_panel.inputs()  # drawn before a site's chunks are gathered: the first thing to see
 try:
     chunks = {n: corpus.chunks(n, config) for n in docs}
 except ExplorerError as exc:
     widgets.message("error", str(exc))
     st.stop()
-
-# --------------------------------------------------------------------------- the question
-
-question_panel.inputs()
 question = state.cp_question.strip()
 phrases = evidence_phrases(state.cp_evidence)
 answer: CorpusAnswer | None = None
@@ -94,8 +94,9 @@ question_panel.go_if_asked()
 overview.draw(
     docs,
     chunks,
-    {n: corpus.diagnosis(n, config) for n in docs},
+    corpus_view.Made(docs, lambda n: corpus.diagnosis(n, config)),
     reach_map.current(docs, config, state.cp_k),
+    made_for=corpus_view.figures_key(docs, config),
 )
 
 # --------------------------------------------------------------------------- retrieval map

@@ -24,8 +24,8 @@ what :func:`explorer.ask` and the app use; the app gives each session a view of 
 documents, so the bytes two sessions share are read, chunked and embedded once, while neither
 sees the other's names). It owns the process's embedders and their lasting index: every
 workspace of the process embeds through them (:meth:`Workspace.using_store` points them at
-another lasting index). Every cache is bounded (least recently used first out) and safe to use
-from several threads: a value being made is made once, the others wait for it.
+another lasting index). Every cache is bounded (least recently used first out; a corpus is held
+whole, :meth:`Workspace.hold`) and thread-safe: a value is made once, the others wait for it.
 """
 
 from __future__ import annotations
@@ -115,6 +115,7 @@ class _Shared:
         # derived work, keyed as the chunkings are (see "Derived work" at the end of Workspace)
         self.diagnoses: Memo[tuple[str, str, bool, str], Diagnosis] = Memo(4 * keep)
         self.table_audits: Memo[tuple[str, str], TablesByChunk] = Memo(4 * keep)
+        self.keep = keep
         self.version_diffs: Memo[tuple[str, str, str], ChunkDiff] = Memo(16)
         self.loads = 0
         """Documents parsed (a document asked for again is served from the cache)."""
@@ -123,8 +124,9 @@ class _Shared:
 
     def bound(self, keep: int) -> None:
         """Keep about ``keep`` documents' worth from now on (the least recently used go first
-        as new work comes in): a document, up to four chunkings and retrievers of it, two
-        measures of its text."""
+        as new work comes in): a document, up to four chunkings, retrievers, diagnoses and
+        table audits of it, two measures of its text."""
+        self.keep = keep
         for memo, times in (
             (self.documents, 1),
             (self.chunkings, 4),
@@ -132,6 +134,8 @@ class _Shared:
             (self.units, 2),
             (self.rendered, 1),
             (self.retrievers, 4),
+            (self.diagnoses, 4),
+            (self.table_audits, 4),
         ):
             memo.size = times * keep
 
@@ -154,16 +158,13 @@ class Workspace:
         _shared: _Shared | None = None,
     ) -> None:
         self.docs_dir = Path(docs_dir) if docs_dir is not None else None
-        self._shared = (
-            _shared if _shared is not None else _Shared(keep, shared_workspace().embedders)
-        )
+        self._shared = _shared or _Shared(keep, shared_workspace().embedders)
         self._named: dict[str, Document] = {}
         self._folder: Loaded | None = None
-        items = (
-            list(documents.items())
-            if isinstance(documents, Mapping)
-            else [(d.name, d) for d in documents]
-        )
+        if isinstance(documents, Mapping):
+            items = list(documents.items())
+        else:
+            items = [(d.name, d) for d in documents]
         names = [n for n, _ in items]
         if len(set(names)) != len(names):
             twice = sorted({n for n in names if names.count(n) > 1})
@@ -179,6 +180,11 @@ class Workspace:
         """A workspace with names of its own that shares this one's documents, chunkings,
         retrievers and vectors."""
         return Workspace(docs_dir, documents, _shared=self._shared)
+
+    def hold(self, documents: int) -> None:
+        """Keep at least ``documents`` documents' work: a corpus needs all of its own each run."""
+        with self._shared.lock:
+            self._shared.bound(max(self._shared.keep, documents))
 
     @property
     def embedders(self) -> Embedders:
@@ -231,11 +237,11 @@ class Workspace:
         parsed once; a folder whose files have not changed is not read again. ``progress``
         follows the files as they are read."""
         path = Path(folder)
-        key = self._folder_key(path, recursive)
-        return self._shared.folders.get(
-            key,
-            lambda: load_folder(path, recursive=recursive, load=self._loader, progress=progress),
-        )
+
+        def read() -> Loaded:
+            return load_folder(path, recursive=recursive, load=self._loader, progress=progress)
+
+        return self._shared.folders.get(self._folder_key(path, recursive), read)
 
     def folder_is_read(self, folder: str | Path, *, recursive: bool = False) -> bool:
         """Whether :meth:`load_folder` has the folder as it is now (nothing would be read)."""
@@ -270,9 +276,8 @@ class Workspace:
 
     def _read_folder(self) -> Loaded:
         if self._folder is None:
-            self._folder = (
-                self.load_folder(self.docs_dir) if self.docs_dir is not None else Loaded((), (), ())
-            )
+            none = Loaded((), (), ())
+            self._folder = self.load_folder(self.docs_dir) if self.docs_dir is not None else none
         return self._folder
 
     def document(self, name: str | Document) -> Document:
@@ -400,8 +405,7 @@ class Workspace:
 
     def cached_chunks(self, doc: str | Document, config: Config) -> list[Chunk] | None:
         """The chunks if they are made already, else ``None`` (nothing is computed)."""
-        d = self.document(doc)
-        made = self._shared.chunkings.peek((d.key, self.chunking_key(config)))
+        made = self._shared.chunkings.peek((self.document(doc).key, self.chunking_key(config)))
         return made.chunks if made is not None else None
 
     # ------------------------------------------------------------------ retrieval

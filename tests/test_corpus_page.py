@@ -289,3 +289,48 @@ def test_while_the_model_cannot_embed_the_bm25_answer_is_shown(
     [early] = [t for t in table(at, "document") if list(t.columns) == ["rank", "document", "chunk"]]
     assert list(early["chunk"]) == [h.index for h in want.hits]
     assert list(early["document"]) == [h.doc for h in want.hits]
+
+
+def test_a_served_site_past_the_bound_is_not_looked_over_again_on_each_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A site larger than what the app's workspace keeps: a new session's run (a visitor
+    opening the page) chunks nothing again and asks no diagnosis — the corpus is held whole and
+    its overview's rows are made once — and still shows every page, problems first."""
+    from explorer import workspace
+    from explorer.chunking import splitters
+
+    monkeypatch.setenv("CHUNK_EXPLORER_DOCS", str(tmp_path))
+    for n in range(12):
+        table_part = "| a | b |\n|---|---|\n| 1 | 2 |\n" if n == 7 else ""
+        (tmp_path / f"page-{n:02d}.md").write_text(
+            f"# Page {n}\n\nIts own text, {n}.\n\n{table_part}"
+        )
+    shared = workspace.shared_workspace()._shared
+    kept = shared.keep
+    shared.bound(2)  # 2 documents' work: 8 chunkings, fewer than the site's 12
+    try:
+        first = corpus_page(cp_folder=str(tmp_path))
+        [before] = table(first, "flagged")
+        made: list[str] = []
+        asked: list[str] = []
+        real_split, real_diagnosis = splitters.split, workspace.Workspace.diagnosis
+        monkeypatch.setattr(
+            "explorer.workspace.split",
+            lambda d, s, **kw: made.append(d.name) or real_split(d, s, **kw),
+        )
+        monkeypatch.setattr(
+            workspace.Workspace,
+            "diagnosis",
+            lambda self, d, *a, **kw: (
+                asked.append(getattr(d, "name", d)) or real_diagnosis(self, d, *a, **kw)
+            ),
+        )
+        again = corpus_page(cp_folder=str(tmp_path))  # another session
+        again.run()  # and another run of it
+        site = {f"page-{n:02d}.md" for n in range(12)}  # (the Explore page's lesson apart)
+        assert not site & set(made) and not site & set(asked)
+        [after] = table(again, "flagged")
+        assert len(after) == 12 and list(after["document"]) == list(before["document"])
+    finally:
+        shared.bound(max(kept, shared.keep))

@@ -9,6 +9,7 @@ PDF read on one page is not read again on another.
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,36 @@ def test_bounding_a_workspace_keeps_that_many_documents() -> None:
     assert len(ws._shared.documents) == 2 and ws.loads == 4
     ws.load(POLICY + b"\n" * 3, name="again.md")  # the most recent one is kept
     assert ws.loads == 4
+
+
+def test_a_held_corpus_is_kept_whole_past_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A corpus larger than the bound, held, is chunked and diagnosed once, however many runs
+    ask again (bound to 2 documents, 12 pages would be made again on each pass)."""
+    ws = Workspace(keep=2)
+    docs = [ws.load(POLICY + b"\n" * n, name=f"p{n}.md") for n in range(12)]
+    made: list[str] = []
+    real = splitters.split
+    monkeypatch.setattr(
+        "explorer.workspace.split", lambda d, s, **kw: made.append(d.name) or real(d, s, **kw)
+    )
+    ws.hold(12)
+    for _ in range(3):
+        diagnoses = [ws.diagnosis(d, BM25) for d in docs]
+    assert sorted(made) == sorted(d.name for d in docs)  # each chunked once
+    assert [ws.diagnosis(d, BM25) for d in docs] == diagnoses
+    assert all(ws.diagnosis(d, BM25) is x for d, x in zip(docs, diagnoses, strict=True))
+    ws.hold(3)  # a smaller corpus later never shrinks what is kept
+    assert ws._shared.keep == 12
+
+
+def test_a_settings_key_is_made_once_and_belongs_to_its_settings() -> None:
+    settings = Config().chunking
+    first = settings.key()
+    assert settings.key() is first
+    wider = replace(settings, size=512, overlap=128)
+    assert wider.key() != first and "size=512" in wider.key()
+    assert replace(wider, size=256, overlap=64).key() == first
+    assert wider == replace(settings, size=512, overlap=128)  # not a field: not compared
 
 
 def test_the_workspace_embeds_the_question_and_the_corpus_ranks_it() -> None:

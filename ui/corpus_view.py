@@ -4,9 +4,10 @@ document at a hit on the main page. No Streamlit here, so every piece is tested 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import hashlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from explorer.answer import Answer, CorpusAnswer
 from explorer.chunking.diagnostics import Diagnosis
@@ -46,21 +47,65 @@ def overview_rows(
     rows = []
     for name, doc in docs.items():
         diagnosis = diagnoses[name]
-        row: dict[str, Any] = {
-            "document": name,
-            "kind": doc.kind,
-            "characters": len(doc.text),
-            "pages": str(len(doc.pages)) if doc.pages else "—",
-            "chunks": len(chunks[name]),
-            "flagged": len(diagnosis.flagged()),
-            "cut tables": sum("table_header" in codes for codes in diagnosis.issues),
-        }
-        if reach is not None:
-            got = reach.get(name)
-            row["never reached"] = f"{got.never_fraction:.0%}" if got is not None else "—"
-            row["_never"] = got.never_fraction if got is not None else 0.0
-        rows.append(row)
-    return rows
+        rows.append(
+            {
+                "document": name,
+                "kind": doc.kind,
+                "characters": len(doc.text),
+                "pages": str(len(doc.pages)) if doc.pages else "—",
+                "chunks": len(chunks[name]),
+                "flagged": len(diagnosis.flagged()),
+                "cut tables": sum("table_header" in codes for codes in diagnosis.issues),
+            }
+        )
+    return with_reach(rows, reach)
+
+
+def with_reach(
+    rows: Sequence[Mapping[str, Any]], reach: Mapping[str, DocumentReach] | None
+) -> list[dict[str, Any]]:
+    """``rows`` with the share of each document no question of the set reaches, when there is
+    a retrieval map (``reach``: new rows); without one, the same rows."""
+    if reach is None:
+        return list(rows)  # type: ignore[arg-type]  # the same dicts, never changed
+    out = []
+    for row in rows:
+        got = reach.get(str(row["document"]))
+        never = f"{got.never_fraction:.0%}" if got is not None else "—"
+        out.append({**row, "never reached": never, "_never": got.never_fraction if got else 0.0})
+    return out
+
+
+def figures_key(docs: Mapping[str, Document], config: Config) -> str:
+    """What a corpus's overview rows are made of: its names and contents, the chunking and
+    what the diagnosis counts (the heading prefix, what is embedded)."""
+    embeds = "none" if config.retriever == "bm25" else config.dense
+    made = hashlib.sha256(f"{config.chunking.key()}|{config.heading_prefix}|{embeds}".encode())
+    for name, doc in docs.items():
+        made.update(f"\0{name}\0{doc.key}".encode("utf-8", "surrogateescape"))
+    return made.hexdigest()
+
+
+V = TypeVar("V")
+
+
+class Made(Mapping[str, V]):
+    """``make(name)`` for each of ``names``, made only when asked for (the overview's rows are
+    kept for every session: a run that finds them made asks none)."""
+
+    def __init__(self, names: Iterable[str], make: Callable[[str], V]) -> None:
+        self._names, self._make = dict.fromkeys(names), make
+
+    def __getitem__(self, name: str) -> V:
+        if name not in self._names:
+            raise KeyError(name)
+        return self._make(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 def problems(row: Mapping[str, Any]) -> tuple[float, int, int]:

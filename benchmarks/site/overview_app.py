@@ -1,11 +1,12 @@
-"""The Corpus page's overview alone over 10,000 documents, for a browser's first paint
-(``benchmarks/site/paint.py`` runs it under ``streamlit run`` with the checkout on PYTHONPATH).
-The documents are read and chunked once per server (``st.cache_resource``), as the page's
-workspace keeps them."""
+"""The Corpus page's overview alone over the pages of ``OVERVIEW_SITE``, for a browser's first
+paint (``benchmarks/site/paint.py`` runs it under ``streamlit run`` with the checkout on
+PYTHONPATH): no frame, no sidebar, BM25. The documents are read and chunked once per server
+(``st.cache_resource``)."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import streamlit as st
 
@@ -13,7 +14,7 @@ from explorer.config import Config
 from explorer.workspace import Workspace
 from ui.corpus import overview
 
-N = int(os.environ.get("OVERVIEW_PAGES", "10000"))
+SITE = Path(os.environ["OVERVIEW_SITE"])  # the pages paint.py wrote
 st.set_page_config(page_title="Overview", layout="wide")  # as app.py sets it
 
 
@@ -22,16 +23,9 @@ def corpus() -> tuple[dict, dict, dict]:  # type: ignore[type-arg]
     config = Config(retriever="bm25")
     ws = Workspace(None, {})
     docs = {}
-    for i in range(N):
-        text = (
-            f"# Rule {i}\n\nRule {i} disallows one thing.\n\n"
-            + (f"| option | value |\n|---|---|\n| a{i} | b |\n\n" if i % 7 == 0 else "")
-            + "".join(
-                f"Paragraph {p} of page {i}: what it checks and why.\n\n" for p in range(i % 5)
-            )
-        )
-        name = f"docs/reference/rules/section-{i // 100:03d}/rule-number-{i:05d}/README.md"
-        docs[name] = ws.load(text.encode(), name=name)
+    for path in sorted(SITE.rglob("*.md")):
+        name = path.relative_to(SITE).as_posix()
+        docs[name] = ws.load(path.read_bytes(), name=name)
     chunks = {n: ws.chunks(d, config) for n, d in docs.items()}
     diagnoses = {n: ws.diagnosis(d, config) for n, d in docs.items()}
     return docs, chunks, diagnoses

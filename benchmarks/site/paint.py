@@ -1,72 +1,185 @@
-"""First paint of the overview at 10,000 documents in Chromium, for this checkout and others:
-``python -m benchmarks.site.paint [--base DIR]``. Each checkout's app is started, warmed once
-(the documents read and chunked), then a new browser page is timed from navigation until the
-overview's chart and table are drawn. Screenshots at 1280x800 and 1500x1000 go to artifacts/."""
+"""First paint of the Corpus page at 10,000 pages in Chromium, for this checkout and others:
+``python -m benchmarks.site.paint [--base DIR ...] [--runs 3]``.
+
+What a person sees: a folder of 10,000 generated documentation pages is served
+(``CHUNK_EXPLORER_DOCS`` and ``--docs``), each checkout's real app (``app.py``) is started and
+its Corpus page opened once to warm it (the pages read and chunked, as a team's next visit finds
+them), then a new browser page is timed ``--runs`` times from navigation until *Ask the corpus*
+is drawn, and until the overview's table and bars are: the first paint. Beside each run: the
+bytes the server sent over the websocket, the page's elements and the server's own time for the
+run (``ui.timing``'s ``rerun``). A second row times the overview alone (``overview_app.py``: the
+same pages, no frame, no sidebar). Medians are printed; screenshots of the last runs at 1280x800
+and 1500x1000 go to ``artifacts/``."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from tests.browser_util import CHROMIUM, CHROMIUM_ARGS, _wait_healthy, free_port  # noqa: E402
 
-APP = Path(__file__).resolve().parent / "overview_app.py"
+OVERVIEW_APP = Path(__file__).resolve().parent / "overview_app.py"
+SIZES = ((1280, 800), (1500, 1000))
+WARM_TIMEOUT_MS = 3_600_000  # reading and chunking 10,000 pages on a busy 2-core machine
+RUN_TIMEOUT_MS = 600_000
 
 
-def paint(code: Path, tag: str) -> float:
+def write_site(folder: Path, pages: int) -> Path:
+    """``pages`` Markdown pages of a documentation site (rules, one in seven with a table),
+    named by path as a site keeps them; written once per folder."""
+    if len(list(folder.rglob("README.md"))) == pages:
+        return folder
+    for i in range(pages):
+        text = (
+            f"# Rule {i}\n\nRule {i} disallows one thing.\n\n"
+            + (f"| option | value |\n|---|---|\n| a{i} | b |\n\n" if i % 7 == 0 else "")
+            + "".join(
+                f"Paragraph {p} of page {i}: what it checks and why.\n\n" for p in range(i % 5)
+            )
+        )
+        path = folder / f"reference/rules/section-{i // 100:03d}/rule-number-{i:05d}/README.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return folder
+
+
+@dataclass(frozen=True)
+class Run:
+    ask: float
+    """Seconds from navigation until *Ask the corpus* is drawn."""
+    table: float
+    """… until the overview's table is drawn."""
+    painted: float
+    """… until the overview's table and bars are drawn (the first paint)."""
+    sent: int
+    """Bytes the server sent over the websocket."""
+    elements: int
+    """Elements on the page."""
+
+
+def timed_page(browser: object, url: str, size: tuple[int, int], *, ask: bool, shot: Path) -> Run:
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})  # type: ignore[attr-defined]
+    sent: list[int] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda data: sent.append(len(data))))
+    started = time.perf_counter()
+    page.goto(url)
+    asked = 0.0
+    if ask:
+        page.get_by_text("Ask the corpus").first.wait_for(timeout=RUN_TIMEOUT_MS)
+        asked = time.perf_counter() - started
+    page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=RUN_TIMEOUT_MS)
+    table = time.perf_counter() - started
+    page.locator(".js-plotly-plot .bars path").first.wait_for(timeout=RUN_TIMEOUT_MS)
+    painted = time.perf_counter() - started
+    page.wait_for_timeout(1500)  # what comes after the paint (the run's end) is counted too
+    elements = page.locator("[data-testid='stElementContainer']").count()
+    shot.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(shot))
+    page.close()
+    return Run(asked, table, painted, sum(sent), elements)
+
+
+def measure(
+    code: Path, tag: str, site: Path, *, real: bool, runs: int
+) -> tuple[list[Run], list[float]]:
+    """``runs`` first paints of the real Corpus page (``real``) or of the overview alone, with
+    the server's rerun times (ms) when the checkout writes them."""
     from playwright.sync_api import sync_playwright
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONPATH": str(code)}
-    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port),
-           "--server.headless", "true", "--browser.gatherUsageStats", "false"]  # fmt: skip
+    timings = Path(tempfile.mkdtemp()) / "timings.tsv"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(code),
+        "CHUNK_EXPLORER_DOCS": str(site),
+        "CHUNK_EXPLORER_TIMINGS": str(timings),
+        "OVERVIEW_SITE": str(site),
+    }
+    script = "app.py" if real else str(OVERVIEW_APP)
+    cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+           "--server.headless", "true", "--browser.gatherUsageStats", "false",
+           *(["--", "--docs", str(site)] if real else [])]  # fmt: skip
+    page_url = f"{url}/corpus" if real else url
+    kind = "page" if real else "overview"
     with subprocess.Popen(cmd, cwd=code, env=env, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL) as proc:  # fmt: skip
         try:
-            _wait_healthy(proc, url, 60)
+            _wait_healthy(proc, url, 120)
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
                 warm = browser.new_page()
-                warm.goto(url)
-                warm.get_by_text("painted").wait_for(timeout=900_000)
+                warm.goto(page_url)
+                warm.locator("[data-testid='stDataFrame']").first.wait_for(timeout=WARM_TIMEOUT_MS)
+                warm.locator(".js-plotly-plot .bars path").first.wait_for(timeout=RUN_TIMEOUT_MS)
+                warm.wait_for_timeout(2000)
                 warm.close()
-                best = []
-                for size in ((1280, 800), (1500, 1000)):
-                    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
-                    started = time.perf_counter()
-                    page.goto(url)
-                    page.locator(".js-plotly-plot .bars path").first.wait_for(timeout=120_000)
-                    page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=120_000)
-                    best.append(time.perf_counter() - started)
-                    page.wait_for_timeout(500)
-                    out = ROOT / "artifacts" / f"overview-10k-{tag}-{size[0]}x{size[1]}.png"
-                    out.parent.mkdir(exist_ok=True)
-                    page.screenshot(path=str(out))
-                    page.close()
+                done = len(_reruns(timings))
+                got = []
+                for n in range(runs):
+                    size = SIZES[n % len(SIZES)]
+                    shot = ROOT / "artifacts" / f"{kind}-10k-{tag}-{size[0]}x{size[1]}.png"
+                    got.append(timed_page(browser, page_url, size, ask=real, shot=shot))
                 browser.close()
-            return min(best)
+            return got, _reruns(timings)[done:]
         finally:
             proc.terminate()
-            proc.wait(timeout=20)
+            proc.wait(timeout=30)
+
+
+def _reruns(path: Path) -> list[float]:
+    """The server's whole-run times (ms) in ``path``, in order."""
+    if not path.exists():
+        return []
+    lines = [line.split("\t") for line in path.read_text().splitlines()]
+    return [float(f[1]) for f in lines if f[0] == "rerun" and f[3] == "0"]
+
+
+def _median(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f}" if values else "—"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--base")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", action="append", default=[], help="another checkout")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--pages", type=int, default=10_000)
+    parser.add_argument("--site", help="where the generated pages are kept (default: a temp dir)")
+    parser.add_argument("--overview", action="store_true", help="the overview alone too")
+    parser.add_argument("--no-this", action="store_true", help="only the --base checkouts")
     args = parser.parse_args()
-    runs = {"this checkout": ROOT}
-    if args.base:
-        runs["base"] = Path(args.base).resolve()
-    for label, code in runs.items():
-        seconds = paint(code, label.split()[0])
-        print(f"{label}: overview first paint at 10,000 documents {seconds:.2f} s", flush=True)
+    site = (
+        Path(args.site) if args.site else Path(tempfile.gettempdir()) / f"paint-site-{args.pages}"
+    )
+    write_site(site, args.pages)
+    checkouts = {} if args.no_this else {"this checkout": ROOT}
+    checkouts.update({Path(b).name: Path(b).resolve() for b in args.base})
+    print(f"{args.pages:,} pages; load average {os.getloadavg()[0]:.1f}", flush=True)
+    for real in (True, False) if args.overview else (True,):
+        for label, code in checkouts.items():
+            tag = "this" if code == ROOT else label
+            runs, reruns = measure(code, tag, site, real=real, runs=args.runs)
+            what = "Corpus page" if real else "overview alone"
+            each = ", ".join(f"{r.painted:.2f}" for r in runs)
+            print(
+                f"{what}, {label}: first paint median {_median([r.painted for r in runs])} s "
+                f"({each}); Ask the corpus {_median([r.ask for r in runs]) if real else '—'} s; "
+                f"table {_median([r.table for r in runs])} s; "
+                f"server run {_median([ms / 1000 for ms in reruns])} s; "
+                f"websocket {statistics.median([r.sent for r in runs]):,.0f} bytes; "
+                f"{statistics.median([r.elements for r in runs]):.0f} elements; "
+                f"load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -180,15 +180,21 @@ class ChunkSettings:
         return SPLITTER_VERSIONS[self.splitter]  # type: ignore[index]  # a built-in name
 
     def key(self) -> str:
-        """A canonical string of every setting that changes the output (for ids and caches)."""
+        """A canonical string of every setting that changes the output (for ids and caches),
+        made once per settings (a corpus asks it of every document on every run)."""
+        made: str | None = self.__dict__.get("_key")
+        if made is not None:
+            return made
         enc = self.encoding if self.unit == "tokens" else "-"
         seps = ",".join(self.separators) if self.splitter == "recursive" else "-"
         pct = self.percentile if self.splitter == "semantic" else "-"
         opts = ",".join(f"{k}={v!r}" for k, v in self.options)
-        return (
+        made = (
             f"{self.splitter}@{self.version}|{self.unit}:{enc}|size={self.size}"
             f"|overlap={self.overlap}|seps={seps}|pct={pct}" + (f"|opts={opts}" if opts else "")
         )
+        object.__setattr__(self, "_key", made)  # frozen: not a field, so not compared or copied
+        return made
 
 
 @dataclass(frozen=True, slots=True)

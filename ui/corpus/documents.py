@@ -130,8 +130,8 @@ def controls(ws: Workspace, *, limit_mb: int) -> None:
 
 def gather(ws: Workspace) -> Gathered:
     """The documents the sidebar chose (a folder not read yet is read under a bar with a
-    Cancel button), each read once by the workspace; a file whose bytes are already in the
-    corpus is left out, with its reason."""
+    Cancel button), each read once by the workspace, which holds the work of all of them; a
+    file whose bytes are already in the corpus is left out, with its reason."""
     state = st.session_state
     raw: dict[str, Entry] = {}
     for name in state.cp_samples:
@@ -191,6 +191,7 @@ def gather(ws: Workspace) -> Gathered:
             continue
         seen[doc.sha256] = name
         docs[name] = doc
+    ws.hold(len(docs) + frame.KEEP_DOCUMENTS)  # a site of 10,000 pages is not chunked each run
     return Gathered(docs, raw, folder_paths, skipped)
 
 

@@ -26,11 +26,18 @@ def draw(
     chunks: Mapping[str, Sequence[Chunk]],
     diagnoses: Mapping[str, Diagnosis],
     reach: Mapping[str, DocumentReach] | None = None,
+    *,
+    made_for: str | None = None,
 ) -> None:
     """The figures of ``docs`` with their ``chunks`` and diagnoses (and, once a query set's
-    retrieval map is made, the text it never reaches), then one page of their rows."""
+    retrieval map is made, the text it never reaches), then one page of their rows. With
+    ``made_for`` (:func:`ui.corpus_view.figures_key`) the rows are made once for every session
+    and run: a site of 10,000 pages is not looked over again on each."""
     state = st.session_state
-    rows = corpus_view.overview_rows(docs, chunks, diagnoses, reach)
+    if made_for is None:
+        rows = corpus_view.overview_rows(docs, chunks, diagnoses, reach)
+    else:
+        rows = corpus_view.with_reach(_rows(made_for, docs, chunks, diagnoses), reach)
     st.caption("**The whole corpus**")
     cols = st.columns(5)
     cols[0].metric("Documents", f"{len(docs):,}")
@@ -73,6 +80,18 @@ def draw(
         column_config={"document": st.column_config.TextColumn("document", width="large")},
     )
     st.plotly_chart(figure(part), key="cp_overview_plot")
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _rows(
+    made_for: str,
+    _docs: Mapping[str, Document],
+    _chunks: Mapping[str, Sequence[Chunk]],
+    _diagnoses: Mapping[str, Diagnosis],
+) -> list[dict[str, Any]]:
+    """The rows of a corpus's overview, kept for the process (never changed: each run copies
+    them) as its documents, chunking and diagnoses are (``made_for``)."""
+    return corpus_view.overview_rows(_docs, _chunks, _diagnoses)
 
 
 def _first() -> None:
