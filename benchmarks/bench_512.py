@@ -58,6 +58,7 @@ SHARED = REPO.parent / "shared"
 DOCS = REPO / "queries" / "docs"
 CHROMA = SHARED / "benchmarks" / "chroma-chunking-eval"
 NPM = REPO / "queries" / "npm-docs"
+UNDICI = REPO / "queries" / "undici-docs"
 
 K = 5
 BUDGETS = (512, 1024)
@@ -96,6 +97,13 @@ SETS = {
             "npm",
             REPO / "queries" / "npm-docs" / "questions.json",
             NPM,
+            ("corpus", "document"),
+            False,
+        ),
+        QuerySet(
+            "undici",
+            UNDICI / "questions.json",
+            UNDICI,
             ("corpus", "document"),
             False,
         ),
