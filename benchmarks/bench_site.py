@@ -175,27 +175,31 @@ def measure_hybrid(pages: list[tuple[str, str]]) -> dict[str, float]:
     ready = time.perf_counter() - started
     # the embedding's steps (their notes start so)
     embedding = [(t, m) for t, f, m in steps if m.startswith("embedding")]
+    error, at = estimate_error(ws, names, config, embedding)
     return {
         "hybrid_ready": ready,
         "embedded": float(todo),
         "embedding": embedding[-1][0] - embedding[0][0] if embedding else 0.0,
-        "estimate_error": estimate_error(ws, names, config, embedding),
+        "estimate_error": error,
+        "estimate_worst_at": at,
     }
 
 
-def estimate_error(ws: Any, names: list[str], config: Any, steps: list[tuple[float, str]]) -> float:
+def estimate_error(
+    ws: Any, names: list[str], config: Any, steps: list[tuple[float, str]]
+) -> tuple[float, float]:
     """The worst error of the time left the bar showed after the first 5% of the work, against
     the time really left to the last text embedded: the bar's own estimate, remade on the run's
     clock from its steps (each note's "N of M" with its time) by a :class:`Rate` built as the
     run built it (:func:`explorer.preparing.embedding_rate`, on a cold index every text). The
     old version of this checkout (no ``embedding_rate``) is read from its bar's fraction at the
-    pace so far."""
+    pace so far. Returns the error and the share of the work done where it was worst."""
     import re
 
     counts = [(t, re.search(r"([\d,]+) of ([\d,]+)", m)) for t, m in steps]
     counted = [(t, int(g[1].replace(",", ""))) for t, g in counts if g]
     if len(counted) < 3:
-        return float("nan")
+        return float("nan"), float("nan")
     end = counted[-1][0]  # the last text embedded: what the time left is the time to
     clock = [counted[0][0]]
     rate: Any = None
@@ -214,7 +218,7 @@ def estimate_error(ws: Any, names: list[str], config: Any, steps: list[tuple[flo
 
         ordered, rate = embedding_rate(Cold(), texts, clock=lambda: clock[0])  # type: ignore[arg-type]
         assert len(ordered) == counted[-1][1], (len(ordered), counted[-1])
-    worst = 0.0
+    worst, at = 0.0, float("nan")
     for t, done in counted[1:-1]:
         clock[0] = t
         if rate is not None:
@@ -224,8 +228,10 @@ def estimate_error(ws: Any, names: list[str], config: Any, steps: list[tuple[flo
             left = (t - counted[0][0]) * (1 - share) / share if share else None
         if share < 0.05 or left is None or end - t <= 0:
             continue
-        worst = max(worst, abs(left - (end - t)) / (end - t))
-    return worst
+        error = abs(left - (end - t)) / (end - t)
+        if error > worst:
+            worst, at = error, share
+    return worst, at
 
 
 def measure_eval(pages: list[tuple[str, str]], queries_file: Path) -> dict[str, float]:
