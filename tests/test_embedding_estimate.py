@@ -20,7 +20,7 @@ import pytest
 from explorer.background import Queue
 from explorer.preparing import embed_texts, embedding_rate
 from explorer.progress import Rate
-from explorer.retrieval.embeddings import BATCH, TEXT_COST, WINDOW_CHARS, Embedder
+from explorer.retrieval.embeddings import BATCH, BATCH_COST, TEXT_COST, WINDOW_CHARS, Embedder
 
 
 class Clock:
@@ -239,3 +239,24 @@ def test_a_failure_is_the_askers_and_the_next_job_runs() -> None:
     assert queue.status(bad).state == "failed"
     assert isinstance(queue.status(bad).error, ValueError)
     assert queue.status(good).state == "done"
+
+
+def test_a_rate_by_batches_reads_a_cost_all_in_the_batches_and_one_all_in_the_items() -> None:
+    # 160 batches of 32 texts: 80 of 300-character texts, then 80 of 20 (each plus TEXT_COST)
+    work = [400.0] * (80 * BATCH) + [120.0] * (80 * BATCH)
+
+    def left_after_120(batch_seconds: Any) -> float | None:
+        clock = Clock()
+        rate = Rate(len(work), work=work, batch=BATCH, batch_cost=BATCH_COST, clock=clock)
+        left = None
+        for n in range(120):
+            clock.now += batch_seconds(n)
+            left = rate.left(BATCH * (n + 1))
+        return left
+
+    # every batch 1 s whatever its texts: 40 s left, where the work alone says 15.7 s
+    assert left_after_120(lambda n: 1.0) == pytest.approx(40.0, rel=0.25)
+    # 0.1 ms a unit of work and nothing a batch: 15.4 s left (the prior alone would say more)
+    assert left_after_120(lambda n: 1.28 if n < 80 else 0.384) == pytest.approx(15.36, rel=0.25)
+    with pytest.raises(ValueError, match="batch needs work"):
+        Rate(20, batch=5)
