@@ -15,9 +15,12 @@ commit), side by side:
   embedded (``Workspace.prepare`` under the recommended hybrid configuration): the texts, the
   seconds, and the worst error of the time left the bar showed after the first 5% of the work
   (the estimate recomputed from each progress step as the bar's :class:`Rate` makes it);
-* **50 questions, corpus scope, warm**: a second process on the same index, the model loaded,
-  then :func:`explorer.evaluation.coverage.evaluate` of 50 questions about the site (generated:
-  a rule's purpose asked in other words, its description line the evidence) in corpus scope;
+* **50 questions, corpus scope, warm**: a second process on a copy of the embedded index (the
+  same for every checkout and run: the questions are never in it), the model loaded, then
+  :func:`explorer.evaluation.coverage.evaluate` of 50 questions about the site (generated: a
+  rule's purpose asked in other words, its description line the evidence) in corpus scope, the
+  time split into embedding the 50 questions and answering them; ``--runs N`` runs it N times
+  per checkout, A B A B, and reports the medians;
 * **overview, 10,000 pages**: the Corpus page's overview panel drawn by AppTest for 10,000
   documents already read and chunked (its first run in a new session: the figures, the table,
   the chart).
@@ -30,6 +33,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -57,6 +62,7 @@ LABELS = {
     "embedding": "… embedding alone (s)",
     "estimate_error": "… worst error of the time left after 5%",
     "eval_50": "50 questions, corpus scope, warm (s)",
+    "eval_answering": "… answering alone, without embedding the questions (s)",
     "overview_10k": "overview first paint, 10,000 pages (s)",
 }
 
@@ -167,28 +173,65 @@ def measure_hybrid(pages: list[tuple[str, str]]) -> dict[str, float]:
     steps: list[tuple[float, float, str]] = []
     ws.prepare(names, config, lambda f, m: steps.append((time.perf_counter(), f, m)))
     ready = time.perf_counter() - started
-    # the embedding's steps (their notes start so); the bar's fraction is the share done
-    embedding = [(t, f) for t, f, m in steps if m.startswith("embedding")]
-    counted = [(t, f) for t, f in embedding if f < 1.0]
-    error = float("nan")
-    if counted:
-        t0 = counted[0][0]
-        lo = counted[0][1]
-        end = embedding[-1][0]  # the last text embedded: what the time left is the time to
-        worst = 0.0
-        for t, f in counted[1:]:
-            share = (f - lo) / (1.0 - lo)  # the embedding's own share
-            if share < 0.05 or share >= 1.0 or end - t <= 0:
-                continue
-            left = (t - t0) * (1 - share) / share
-            worst = max(worst, abs(left - (end - t)) / (end - t))
-        error = worst
+    # the embedding's steps (their notes start so)
+    embedding = [(t, m) for t, f, m in steps if m.startswith("embedding")]
+    error, at = estimate_error(ws, names, config, embedding)
     return {
         "hybrid_ready": ready,
         "embedded": float(todo),
-        "embedding": embedding[-1][0] - counted[0][0] if counted else 0.0,
+        "embedding": embedding[-1][0] - embedding[0][0] if embedding else 0.0,
         "estimate_error": error,
+        "estimate_worst_at": at,
     }
+
+
+def estimate_error(
+    ws: Any, names: list[str], config: Any, steps: list[tuple[float, str]]
+) -> tuple[float, float]:
+    """The worst error of the time left the bar showed after the first 5% of the work, against
+    the time really left to the last text embedded: the bar's own estimate, remade on the run's
+    clock from its steps (each note's "N of M" with its time) by a :class:`Rate` built as the
+    run built it (:func:`explorer.preparing.embedding_rate`, on a cold index every text). The
+    old version of this checkout (no ``embedding_rate``) is read from its bar's fraction at the
+    pace so far. Returns the error and the share of the work done where it was worst."""
+    import re
+
+    counts = [(t, re.search(r"([\d,]+) of ([\d,]+)", m)) for t, m in steps]
+    counted = [(t, int(g[1].replace(",", ""))) for t, g in counts if g]
+    if len(counted) < 3:
+        return float("nan"), float("nan")
+    end = counted[-1][0]  # the last text embedded: what the time left is the time to
+    clock = [counted[0][0]]
+    rate: Any = None
+    try:
+        from explorer.preparing import embedding_rate
+    except ImportError:  # a checkout before the weighted estimate: the bar's fraction
+        pass
+    else:
+        texts = [t for n in names for t in ws.retriever(n, config).dense_texts]
+
+        class Cold:  # what the run saw: no text in memory yet
+            model = None
+
+            def cached(self, _text: str) -> bool:
+                return False
+
+        ordered, rate = embedding_rate(Cold(), texts, clock=lambda: clock[0])  # type: ignore[arg-type]
+        assert len(ordered) == counted[-1][1], (len(ordered), counted[-1])
+    worst, at = 0.0, float("nan")
+    for t, done in counted[1:-1]:
+        clock[0] = t
+        if rate is not None:
+            share, left = rate.work_fraction(done), rate.left(done)
+        else:
+            share = done / counted[-1][1]
+            left = (t - counted[0][0]) * (1 - share) / share if share else None
+        if share < 0.05 or left is None or end - t <= 0:
+            continue
+        error = abs(left - (end - t)) / (end - t)
+        if error > worst:
+            worst, at = error, share
+    return worst, at
 
 
 def measure_eval(pages: list[tuple[str, str]], queries_file: Path) -> dict[str, float]:
@@ -206,6 +249,7 @@ def measure_eval(pages: list[tuple[str, str]], queries_file: Path) -> dict[str, 
     seconds = time.perf_counter() - started
     return {
         "eval_50": seconds,
+        "eval_answering": sum(report.timing.query_ms) / 1000,
         "coverage_at_5": report.coverage_at_k[5],
         "coverage_at_512": report.coverage_at_budget[512],
     }
@@ -316,6 +360,9 @@ def main() -> None:
         "--site-cache", default=str(Path.home() / ".cache" / "chunk-explorer-bench" / "site")
     )
     parser.add_argument("--queries", default="")
+    parser.add_argument(
+        "--runs", type=int, default=1, help="runs of the eval measure per checkout (A B A B)"
+    )
     parser.add_argument("--write", action="store_true", help="into BENCHMARKS.md")
     args = parser.parse_args()
     if args.worker:
@@ -333,6 +380,9 @@ def main() -> None:
         checkouts[f"base ({Path(args.base).name})"] = Path(args.base).resolve()
     results: dict[str, dict[str, Any]] = {n: {} for n in checkouts}
     for measure in args.only:
+        if measure == "eval":
+            measure_evals(checkouts, results, tmp, args)
+            continue
         for label, code in checkouts.items():
             env = {"CHUNK_EXPLORER_CACHE": str(tmp / f"index-{code.name}")}
             got = run(code, measure, env, args)
@@ -341,6 +391,39 @@ def main() -> None:
     print(table(results))
     if args.write:
         write(table(results), results)
+
+
+def measure_evals(
+    checkouts: dict[str, Path],
+    results: dict[str, dict[str, Any]],
+    tmp: Path,
+    args: argparse.Namespace,
+) -> None:
+    """The eval measure ``--runs`` times per checkout, A B A B, each run on a fresh copy of one
+    embedded index (the first checkout's after ``hybrid``, else embedded now as ``hybrid``
+    does): every run starts from the same data with no question in it (a run stores its
+    questions' vectors, so a second run on the same index would not embed them)."""
+    first = next(iter(checkouts.values()))
+    seed = tmp / f"index-{first.name}"
+    if not (seed / "embeddings.sqlite3").is_file():
+        run(first, "hybrid", {"CHUNK_EXPLORER_CACHE": str(seed)}, args)  # the site, no question
+    pristine = tmp / "index-eval-seed"
+    if not pristine.is_dir():
+        shutil.copytree(seed, pristine)
+    runs: dict[str, list[dict[str, Any]]] = {n: [] for n in checkouts}
+    for i in range(max(args.runs, 1)):
+        for label, code in checkouts.items():
+            index = tmp / f"index-eval-{code.name}-{i}"
+            shutil.rmtree(index, ignore_errors=True)
+            shutil.copytree(pristine, index)
+            got = run(code, "eval", {"CHUNK_EXPLORER_CACHE": str(index)}, args)
+            print(f"{label:>24} eval run {i + 1}: {got}", flush=True)
+            runs[label].append(got)
+    for label, got_all in runs.items():
+        results[label].update(
+            {key: statistics.median(g[key] for g in got_all) for key in got_all[0]}
+        )
+        results[label]["eval_runs"] = len(got_all)
 
 
 def write(text: str, results: dict[str, dict[str, Any]]) -> None:

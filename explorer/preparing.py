@@ -224,14 +224,15 @@ def embedding_rate(
 ) -> tuple[list[str], Rate]:
     """The texts of ``texts`` ``emb`` still has to embed, in the order it embeds them, and the
     :class:`~explorer.progress.Rate` of their run, weighted by what each costs
-    (:func:`~explorer.retrieval.embeddings.encoding_costs`); its clock starts now, after the
-    model is loaded."""
-    from explorer.retrieval.embeddings import encoding_costs, encoding_order
+    (:func:`~explorer.retrieval.embeddings.encoding_costs`) and what each batch costs apart
+    (learnt from the run's batches); its clock starts now, after the model is loaded."""
+    from explorer.retrieval.embeddings import BATCH, BATCH_COST, encoding_costs, encoding_order
 
     ordered = encoding_order([t for t in texts if not emb.cached(t)])
     if ordered:
         emb.model  # noqa: B018 - loaded before the clock starts: the rate is the model's
-    return ordered, Rate(len(ordered), work=encoding_costs(ordered), clock=clock)
+    work = encoding_costs(ordered)
+    return ordered, Rate(len(ordered), work=work, batch=BATCH, batch_cost=BATCH_COST, clock=clock)
 
 
 def embed_texts(

@@ -33,6 +33,10 @@ def duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+PRIOR_BATCHES = 10
+"""How many batches' weight a :class:`Rate`'s ``batch_cost`` has against the run's own steps."""
+
+
 class Rate:
     """Counts of a run of ``total`` items with the rate so far and an estimate of the time left
     (from the items done since the run started; none before the first is done)::
@@ -45,6 +49,14 @@ class Rate:
     With ``work`` (one cost per item, in the order the items are done), the time left is the
     work still to do at the work done a second so far: a run whose first items cost more than
     its last (the embedder takes the longest texts first) is not read as a slow run.
+
+    With ``batch`` too (the items are done ``batch`` at a time, and each batch costs something
+    whatever its items), the time left is learnt from the run's own batches: each step the
+    seconds of the steps so far are fitted as ``a × work + b × batches`` (least squares, ``b``
+    drawn towards ``batch_cost × a`` with the weight of :data:`PRIOR_BATCHES` batches), so a run
+    whose batches cost the same however short their items (busy cores) and one whose cost is
+    all in the items (a quiet machine) are both read right. Each call of :meth:`left` with a
+    new count of items done is a step.
     """
 
     def __init__(
@@ -52,6 +64,8 @@ class Rate:
         total: int,
         *,
         work: Sequence[float] | None = None,
+        batch: int | None = None,
+        batch_cost: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.total = max(int(total), 0)
@@ -62,6 +76,11 @@ class Rate:
             if len(work) != self.total:
                 raise ValueError(f"{len(work)} costs for {self.total} items")
             self._work = list(itertools.accumulate(max(float(w), 0.0) for w in work))
+        if batch is not None and (batch < 1 or self._work is None):
+            raise ValueError("batch needs work and must be at least 1")
+        self.batch = batch
+        self.batch_cost = max(float(batch_cost), 0.0)
+        self._steps: list[tuple[int, float]] = [(0, self.started)]
 
     def elapsed(self) -> float:
         return max(self.clock() - self.started, 0.0)
@@ -77,16 +96,50 @@ class Rate:
             return self.fraction(done)
         if done <= 0:
             return 0.0
-        return self._work[min(done, self.total) - 1] / self._work[-1]
+        whole = self._work_of(self.total) + self.batch_cost * self._batches(self.total)
+        return (self._work_of(done) + self.batch_cost * self._batches(done)) / whole
+
+    def _work_of(self, done: int) -> float:
+        assert self._work is not None
+        return self._work[min(done, self.total) - 1] if done > 0 else 0.0
+
+    def _batches(self, done: int) -> int:
+        return -(-min(done, self.total) // self.batch) if self.batch else 0
 
     def left(self, done: int) -> float | None:
         """Seconds still to go at the rate so far (None before the first item, or when done)."""
         if done <= 0 or done >= self.total or self.elapsed() <= 0:
             return None
+        if self.batch is not None:
+            return self._fitted_left(done)
         share = self.work_fraction(done)
         if share <= 0:
             return None
         return self.elapsed() * (1.0 - share) / share
+
+    def _fitted_left(self, done: int) -> float:
+        """The time left from ``seconds ≈ a × work + b × batches`` fitted over the steps so far
+        (see the class)."""
+        if done > self._steps[-1][0]:
+            self._steps.append((done, self.clock()))
+        ww = wb = bb = wt = bt = 0.0  # sums of products: work, batches, seconds
+        for (d0, t0), (d1, t1) in itertools.pairwise(self._steps):
+            w = self._work_of(d1) - self._work_of(d0)
+            b = float(self._batches(d1) - self._batches(d0))
+            ww, wb, bb = ww + w * w, wb + w * b, bb + b * b
+            wt, bt = wt + w * (t1 - t0), bt + b * (t1 - t0)
+        # the prior, PRIOR_BATCHES rows of (b - batch_cost × a)² = 0
+        c, k = self.batch_cost, PRIOR_BATCHES
+        a11, a12, a22 = ww + k * c * c, wb - k * c, bb + k
+        det = a11 * a22 - a12 * a12
+        a = (wt * a22 - a12 * bt) / det if det > 0 else 0.0
+        b = (a11 * bt - a12 * wt) / det if det > 0 else 0.0
+        if b < 0:  # all in the items
+            a, b = (wt / ww if ww > 0 else 0.0), 0.0
+        if a < 0:  # all in the batches
+            a, b = 0.0, (bt / bb if bb > 0 else 0.0)
+        work_left = self._work_of(self.total) - self._work_of(done)
+        return a * work_left + b * (self._batches(self.total) - self._batches(done))
 
     def fraction(self, done: int) -> float:
         return min(done / self.total, 1.0) if self.total else 1.0

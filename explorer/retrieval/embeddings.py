@@ -50,6 +50,12 @@ is cut there, so it costs no more than that."""
 TEXT_COST = 100
 """What encoding one text costs beside its padded length, in characters (measured on 2 cores:
 a batch of 32 texts takes about a + b × its longest text, a ≈ 100 characters' worth)."""
+BATCH_COST = 600
+"""What encoding one batch costs whatever its texts, in characters, before the run has measured
+it: the model's layers run once per batch, and on busy cores each run waits for its threads
+(on a documentation site's 2,316 passages on 2 loaded cores about 2,800 characters' worth; on a
+quiet machine next to nothing). The time left learns the run's own from its batches
+(:class:`~explorer.progress.Rate` with ``batch``); this is where it starts."""
 
 
 def encoding_order(texts: Sequence[str]) -> list[str]:
@@ -62,7 +68,8 @@ def encoding_order(texts: Sequence[str]) -> list[str]:
 def encoding_costs(ordered: Sequence[str]) -> list[float]:
     """The relative cost of encoding each of ``ordered`` (in :func:`encoding_order`), batch by
     batch: each text of a batch costs the batch's longest text (cut at the window) plus
-    :data:`TEXT_COST`. What the time left of an embedding is estimated from."""
+    :data:`TEXT_COST` (a batch's own cost, :data:`BATCH_COST`, is apart). What the time left of
+    an embedding is estimated from."""
     out: list[float] = []
     for i in range(0, len(ordered), BATCH):
         batch = ordered[i : i + BATCH]
