@@ -39,6 +39,7 @@ import re
 import socket
 import threading
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -68,6 +69,9 @@ RAY_ENV = {
     "RAY_DISABLE_IMPORT_WARNING": "1",
     "RAY_BACKEND_LOG_LEVEL": "fatal",  # Ray's C++ notes stay in its log files, off stderr
     "RAY_DATA_LOG_LEVEL": "CRITICAL",  # and Ray Data's notes (its failures are ours to say)
+    # a local Ray's node waits for its metrics agent to start; on a loaded machine that took
+    # over the default 30 s and the node's start failed
+    "RAY_agent_register_timeout_ms": "180000",
 }
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 RAISED = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit)): \S")
@@ -120,6 +124,8 @@ def import_ray() -> Any:
     """The ``ray`` module (with Ray Data), or an :class:`EngineError` saying what to install."""
     for key, value in RAY_ENV.items():
         os.environ.setdefault(key, value)
+    # no usage report, whatever the environment says: nothing may reach the network at run time
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     for name in QUIET_LOGGERS:  # Ray's notes on stderr would bury the run's one progress line
         logging.getLogger(name).setLevel(logging.ERROR)
     try:
@@ -384,23 +390,25 @@ def ray_index(
             note = f"embedding on {n_workers} Ray worker{'s' if n_workers > 1 else ''}"
             progress(CHUNK_SHARE, f"{note}: loading the model")
             rate = Rate(len(todo))
-            vectors = ray.data.from_items([{"texts": g} for g in groups]).map_batches(
-                embed_class,
-                fn_constructor_kwargs={
-                    "model": emb.name,
-                    "threads": threads,
-                    "urgent": len(todo) <= URGENT,
-                },
-                batch_size=GROUPS_PER_CALL,
-                batch_format="default",
-                compute=ray.data.ActorPoolStrategy(size=n_workers),
-                num_cpus=threads,
-                # a lost worker is not started again: Ray 2.60 restarts it, but its pool does
-                # not send it the lost batch again and the run waits for ever (see _watched);
-                # the driver sees the loss, stops, and the next run embeds only the rest. An
-                # error raised in a batch comes back as a row (Embed.__call__) and stops it too.
-                max_restarts=0,
-            )
+            with warnings.catch_warnings():  # max_restarts has no named parameter in 2.60
+                warnings.filterwarnings("ignore", message=".*ray_remote_args.*deprecated")
+                vectors = ray.data.from_items([{"texts": g} for g in groups]).map_batches(
+                    embed_class,
+                    fn_constructor_kwargs={
+                        "model": emb.name,
+                        "threads": threads,
+                        "urgent": len(todo) <= URGENT,
+                    },
+                    batch_size=GROUPS_PER_CALL,
+                    batch_format="default",
+                    compute=ray.data.ActorPoolStrategy(size=n_workers),
+                    num_cpus=threads,
+                    # a lost worker is not started again: Ray 2.60 restarts it, but its pool does
+                    # not send it the lost batch again and the run waits for ever (see _watched);
+                    # the driver sees the loss, stops, and the next run embeds only the rest. An
+                    # error raised in a batch comes back as a row (Embed.__call__) and stops it too.
+                    max_restarts=0,
+                )
             done = 0
             stored = f"({already:,} stored already) " if already else ""
             try:

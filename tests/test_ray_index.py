@@ -343,3 +343,13 @@ def test_the_command_over_a_folder_with_unreadable_files(
     )
     assert skipped == ["binary.txt", "empty.md", "truncated.pdf"], err
     assert "Traceback" not in err
+
+
+def test_the_engine_turns_rays_usage_report_off_whatever_the_environment_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nothing may reach the network at run time: Ray's usage report is off even when the
+    environment asked for it."""
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "1")
+    distributed.import_ray()
+    assert os.environ["RAY_USAGE_STATS_ENABLED"] == "0"
