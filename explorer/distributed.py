@@ -69,9 +69,6 @@ RAY_ENV = {
     "RAY_DISABLE_IMPORT_WARNING": "1",
     "RAY_BACKEND_LOG_LEVEL": "fatal",  # Ray's C++ notes stay in its log files, off stderr
     "RAY_DATA_LOG_LEVEL": "CRITICAL",  # and Ray Data's notes (its failures are ours to say)
-    # a local Ray's node waits for its metrics agent to start; on a loaded machine that took
-    # over the default 30 s and the node's start failed
-    "RAY_agent_register_timeout_ms": "180000",
 }
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 RAISED = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit)): \S")
