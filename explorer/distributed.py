@@ -367,6 +367,8 @@ def ray_index(
             except WorkerLost as lost:
                 raise _lost("chunking", str(lost), 0) from None
             except Exception as exc:
+                if _is_lost(ray, exc):
+                    raise _lost("chunking", _root_cause(exc), 0) from None
                 raise _failed("chunking", _root_cause(exc), 0) from None
         chunks = sum(c for c, _ in per_doc.values())
         texts: dict[str, None] = {}
@@ -433,6 +435,8 @@ def ray_index(
             except WorkerLost as lost:
                 raise _lost("embedding", str(lost), done) from None
             except Exception as exc:
+                if _is_lost(ray, exc):  # Ray's own word that a worker died, before ours
+                    raise _lost("embedding", _root_cause(exc), done) from None
                 raise _failed("embedding", _root_cause(exc), done) from None
             embedding_seconds = rate.elapsed()
             if done != len(todo):  # every batch comes back once, or the run fails above
@@ -514,6 +518,16 @@ def _lost(step: str, cause: str, written: int) -> EngineError:
         f"resume a pool's lost batch); {_kept(step, written)}: run the command again to finish "
         "only what is left"
     )
+
+
+def _is_lost(ray: Any, exc: BaseException) -> bool:
+    """Whether Ray raised ``exc`` because a worker's process or node died (not its code)."""
+    kinds = tuple(
+        kind
+        for name in ("RayActorError", "NodeDiedError", "OutOfMemoryError", "WorkerCrashedError")
+        if isinstance(kind := getattr(ray.exceptions, name, None), type)
+    )
+    return bool(kinds) and isinstance(exc, kinds)
 
 
 class WorkerLost(Exception):

@@ -198,8 +198,8 @@ def test_a_worker_killed_mid_run_stops_with_one_message_and_a_rerun_finishes_the
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Ray 2.60 restarts a killed actor but its pool never sends the lost batch again (the run
-    waited for ever): the engine starts no replacement, sees the loss at once and stops with
-    one message; what was written stays and the next run embeds only the rest."""
+    waited for ever): the engine asks for no restart, stops at once with one message saying a
+    worker was lost; what was written stays and the next run embeds only the rest."""
     monkeypatch.setattr(distributed, "GROUPS_PER_CALL", 1)  # each batch written on its own
     marker = tmp_path / "died"
 
@@ -212,7 +212,9 @@ def test_a_worker_killed_mid_run_stops_with_one_message_and_a_rerun_finishes_the
         run_ray(docs, cache, queries, embed_class=Dying)
     assert marker.exists()  # the worker did die
     message = str(caught.value)
-    assert message.startswith("a Ray worker was lost while embedding (WORKER_DIED: "), message
+    # Ray's ActorDiedError, or the driver's own look at the actor table if it comes first
+    assert message.startswith("a Ray worker was lost while embedding ("), message
+    assert "ActorDiedError" in message or "WORKER_DIED" in message, message
     assert "\n" not in message and "run the command again to finish only what is left" in message
     written = len(rows(cache))
     assert f"the {written:,} vectors written before it are kept" in message
