@@ -274,7 +274,8 @@ class Embed:
                 vectors.extend(v.astype(np.float32) for v in vecs)
                 failed.extend("" for _ in group)
         except Exception as exc:  # said by the driver, not left to Ray Data's abort (see _watched)
-            dim = int(self.model.get_sentence_embedding_dimension())
+            dimension = getattr(self.model, "get_embedding_dimension", None)
+            dim = int((dimension or self.model.get_sentence_embedding_dimension)())
             texts.append("")
             vectors.append(np.zeros(dim, dtype=np.float32))
             failed.append(_raised_line(exc))
@@ -594,7 +595,7 @@ def _watched(ray: Any, ds: Any, *, stall: float, step: str) -> Iterator[dict[str
     finally:
         stop.set()
         _shut_down(before)
-        reader.join(timeout=5.0)
+        reader.join(timeout=1.0)  # a daemon: one stuck in Ray is not waited for
 
 
 def _actors(ray: Any) -> dict[str, dict[str, Any]]:
