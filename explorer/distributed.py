@@ -20,8 +20,11 @@ The vectors come back to the driver as each batch finishes, and the driver is th
 checks, under the store's lock, as today. One writer keeps the store one SQLite file with one
 set of rules (SQLite must not be written from several machines over a network file system), and
 the merge of shards is then nothing but the writes themselves (their cost is measured by
-``benchmarks/bench_ray.py``). A run stopped part way — Ctrl-C, a worker that fails — keeps
-every batch written, and the next run embeds only the rest.
+``benchmarks/bench_ray.py``). A run stopped part way — Ctrl-C, an error in a worker's batch,
+a worker killed or its node lost, nothing back from Ray for :data:`STALL_SECONDS` — stops with
+one message, keeps every batch written, and the next run embeds only the rest: every wait on
+Ray is bounded (:func:`_watched`), and a lost worker is not replaced (Ray 2.60 restarts it but
+never resends its batch; the run would wait for ever).
 
 Without an address, Ray is started on this machine (no dashboard, no usage report, nothing
 reaching the network) and stopped afterwards; with one, the run joins that cluster, where each
