@@ -46,25 +46,43 @@ def index_once(docs: Path, extra: list[str]) -> tuple[float, dict[str, object]]:
     return seconds, json.loads(done.stdout.strip().splitlines()[-1])
 
 
+SPLIT = ("start_seconds", "chunk_seconds", "embedding_seconds", "write_seconds")
+
+
 def engines(docs: Path, runs: int) -> None:
     times: dict[str, list[float]] = {name: [] for name in ENGINES}
-    last: dict[str, dict[str, object]] = {}
+    summaries: dict[str, list[dict[str, object]]] = {name: [] for name in ENGINES}
+    load_before = os.getloadavg()
     for _ in range(runs):
         for name, extra in ENGINES.items():
             seconds, summary = index_once(docs, extra)
             times[name].append(seconds)
-            last[name] = summary
+            summaries[name].append(summary)
+    load_after = os.getloadavg()
     base = statistics.median(times["local"])
     print(f"index of {docs} on an empty lasting index, {runs} runs each (A B C …)")
-    print(f"load average before: {os.getloadavg()[0]:.1f}")
+    print(
+        f"load average (1, 5, 15 min) before: {', '.join(f'{x:.1f}' for x in load_before)}; "
+        f"after: {', '.join(f'{x:.1f}' for x in load_after)}"
+    )
     print(f"{'engine':<16}{'median s':>10}{'min':>8}{'max':>8}{'× local':>9}  embedded")
     for name, ts in times.items():
         m = statistics.median(ts)
-        embedded = last[name].get("embedded", last[name].get("texts", "?"))
+        embedded = summaries[name][-1].get("embedded", "?")
         print(f"{name:<16}{m:>10.1f}{min(ts):>8.1f}{max(ts):>8.1f}{m / base:>9.2f}  {embedded}")
+    print("the Ray runs' own split, median (min–max) seconds over the runs:")
     for name in ENGINES:
-        if name != "local":
-            print(f"{name}: {json.dumps(last[name].get('ray', last[name]))[:400]}")
+        if name == "local":
+            continue
+        parts = []
+        for key in SPLIT:
+            values = [float(str(s[key])) for s in summaries[name] if key in s]
+            if values:
+                parts.append(
+                    f"{key.removesuffix('_seconds')} {statistics.median(values):.3f} "
+                    f"({min(values):.3f}–{max(values):.3f})"
+                )
+        print(f"  {name}: {'; '.join(parts)}")
 
 
 def ann(n: int, dim: int = 384, questions: int = 200, k: int = 10) -> None:

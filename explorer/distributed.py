@@ -20,8 +20,11 @@ The vectors come back to the driver as each batch finishes, and the driver is th
 checks, under the store's lock, as today. One writer keeps the store one SQLite file with one
 set of rules (SQLite must not be written from several machines over a network file system), and
 the merge of shards is then nothing but the writes themselves (their cost is measured by
-``benchmarks/bench_ray.py``). A run stopped part way — Ctrl-C, a worker that fails — keeps
-every batch written, and the next run embeds only the rest.
+``benchmarks/bench_ray.py``). A run stopped part way — Ctrl-C, an error in a worker's batch,
+a worker killed or its node lost, nothing back from Ray for :data:`STALL_SECONDS` — stops with
+one message, keeps every batch written, and the next run embeds only the rest: every wait on
+Ray is bounded (:func:`_watched`), and a lost worker is not replaced (Ray 2.60 restarts it but
+never resends its batch; the run would wait for ever).
 
 Without an address, Ray is started on this machine (no dashboard, no usage report, nothing
 reaching the network) and stopped afterwards; with one, the run joins that cluster, where each
@@ -34,9 +37,12 @@ import contextlib
 import logging
 import os
 import pickle
+import queue
 import re
 import socket
+import threading
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -71,6 +77,15 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 RAISED = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit)): \S")
 """A traceback's last line, ``RuntimeError: the disk is full``."""
 QUIET_LOGGERS = ("ray", "ray.data", "ray._private", "ray.rllib")
+STALL_SECONDS = 600.0
+"""The longest the driver waits for Ray's next result (a chunked document, a batch of vectors,
+the first one with the workers' start and model load) before it stops the run with one message:
+no wait on the engine is unbounded."""
+POLL_SECONDS = 1.0
+"""How often the driver, waiting for Ray, looks for a worker that was lost."""
+LOST = ("WORKER_DIED", "NODE_DIED", "OUT_OF_MEMORY")
+"""The reasons Ray gives for an actor that died without being asked to (not ``OUT_OF_SCOPE``,
+the end of a pool whose work is done)."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +124,8 @@ def import_ray() -> Any:
     """The ``ray`` module (with Ray Data), or an :class:`EngineError` saying what to install."""
     for key, value in RAY_ENV.items():
         os.environ.setdefault(key, value)
+    # no usage report, whatever the environment says: nothing may reach the network at run time
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     for name in QUIET_LOGGERS:  # Ray's notes on stderr would bury the run's one progress line
         logging.getLogger(name).setLevel(logging.ERROR)
     try:
@@ -186,6 +203,16 @@ def quiet_data(ray: Any) -> None:
         ctx.print_on_execution_start = False
 
 
+def strict_data(ray: Any) -> None:
+    """Ray Data's fault settings for the run, whatever the caller's context held: a block whose
+    task raised is never skipped (every vector or none is the rule of the index) and an error
+    raised in a batch is not retried (the batch would raise again); a lost worker's restarts
+    are bounded at ``map_batches`` (:data:`RESTARTS`)."""
+    ctx = ray.data.DataContext.get_current()
+    ctx.max_errored_blocks = 0
+    ctx.actor_task_retry_on_errors = False
+
+
 # --------------------------------------------------------------------------- the work of the steps
 
 
@@ -224,26 +251,38 @@ class Embed:
         self.model = load_model(model)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+        """The vectors of the batch's groups, one row a text with ``failed`` empty; an error
+        raised on a group comes back as one more row whose ``failed`` says it (after the rows
+        of the groups done before it), for the driver to stop the run on at once."""
         import numpy as np
 
         from explorer.retrieval.embeddings import BATCH, one_thread
 
         texts: list[str] = []
         vectors: list[Any] = []
-        for group in batch["texts"]:
-            group = [str(t) for t in group]
-            self.before(group)
-            with one_thread() if self.urgent else contextlib.nullcontext():
-                vecs = self.model.encode(
-                    group,
-                    batch_size=BATCH,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
-            texts.extend(group)
-            vectors.extend(v.astype(np.float32) for v in vecs)
-        return {"text": texts, "vector": np.stack(vectors)}
+        failed: list[str] = []
+        try:
+            for group in batch["texts"]:
+                group = [str(t) for t in group]
+                self.before(group)
+                with one_thread() if self.urgent else contextlib.nullcontext():
+                    vecs = self.model.encode(
+                        group,
+                        batch_size=BATCH,
+                        normalize_embeddings=True,
+                        convert_to_numpy=True,
+                        show_progress_bar=False,
+                    )
+                texts.extend(group)
+                vectors.extend(v.astype(np.float32) for v in vecs)
+                failed.extend("" for _ in group)
+        except Exception as exc:  # said by the driver, not left to Ray Data's abort (see _watched)
+            dimension = getattr(self.model, "get_embedding_dimension", None)
+            dim = int((dimension or self.model.get_sentence_embedding_dimension)())
+            texts.append("")
+            vectors.append(np.zeros(dim, dtype=np.float32))
+            failed.append(_raised_line(exc))
+        return {"text": texts, "vector": np.stack(vectors), "failed": failed}
 
     def before(self, group: list[str]) -> None:
         """Called before each batch is embedded (a test raises or stops here)."""
@@ -262,6 +301,7 @@ def ray_index(
     workers: int | None = None,
     questions: Sequence[str] = (),
     embed_class: type[Embed] = Embed,
+    stall: float = STALL_SECONDS,
 ) -> RayIndexed:
     """Fill the lasting index of ``ws``'s embedder on Ray (see the module docstring): the
     result is :func:`~explorer.preparing.fill_index`'s, row for row and bit for bit.
@@ -298,6 +338,7 @@ def ray_index(
     progress(0.0, "starting Ray" if address is None else f"joining the Ray cluster at {address}")
     with ray_session(address, cpus=cores()) as ray:
         quiet_data(ray)
+        strict_data(ray)
         start_seconds = time.monotonic() - started
         threads = _threads_per_worker(ray, n_workers)
 
@@ -317,14 +358,22 @@ def ray_index(
                 num_cpus=1,
             )
             try:
-                for row in chunked.iter_rows():
-                    texts_of = [str(t) for t in row["texts"]]
-                    per_doc[int(row["index"])] = (int(row["chunks"]), texts_of)
+                for got in _watched(ray, chunked, stall=stall, step="chunking"):
+                    for index, count, texts_of in zip(
+                        got["index"], got["chunks"], got["texts"], strict=True
+                    ):
+                        per_doc[int(index)] = (int(count), [str(t) for t in texts_of])
                     progress(CHUNK_SHARE * len(per_doc) / len(docs), "chunking on Ray")
             except (KeyboardInterrupt, EngineError):
                 raise
+            except Stalled as stuck:
+                raise _stalled("chunking", stuck.seconds, 0) from None
+            except WorkerLost as lost:
+                raise _lost("chunking", str(lost), 0) from None
             except Exception as exc:
-                raise _failed("chunking", exc, 0, 0) from None
+                if _is_lost(ray, exc):
+                    raise _lost("chunking", _root_cause(exc), 0) from None
+                raise _failed("chunking", _root_cause(exc), 0) from None
         chunks = sum(c for c, _ in per_doc.values())
         texts: dict[str, None] = {}
         for i in range(len(docs)):
@@ -344,37 +393,55 @@ def ray_index(
             note = f"embedding on {n_workers} Ray worker{'s' if n_workers > 1 else ''}"
             progress(CHUNK_SHARE, f"{note}: loading the model")
             rate = Rate(len(todo))
-            vectors = ray.data.from_items([{"texts": g} for g in groups]).map_batches(
-                embed_class,
-                fn_constructor_kwargs={
-                    "model": emb.name,
-                    "threads": threads,
-                    "urgent": len(todo) <= URGENT,
-                },
-                batch_size=GROUPS_PER_CALL,
-                batch_format="default",
-                compute=ray.data.ActorPoolStrategy(size=n_workers),
-                num_cpus=threads,
-            )
+            with warnings.catch_warnings():  # max_restarts has no named parameter in 2.60
+                warnings.filterwarnings("ignore", message=".*ray_remote_args.*deprecated")
+                vectors = ray.data.from_items([{"texts": g} for g in groups]).map_batches(
+                    embed_class,
+                    fn_constructor_kwargs={
+                        "model": emb.name,
+                        "threads": threads,
+                        "urgent": len(todo) <= URGENT,
+                    },
+                    batch_size=GROUPS_PER_CALL,
+                    batch_format="default",
+                    compute=ray.data.ActorPoolStrategy(size=n_workers),
+                    num_cpus=threads,
+                    # a lost worker is not started again: Ray 2.60 restarts it, but its pool does
+                    # not send it the lost batch again and the run waits for ever (see _watched);
+                    # the driver sees the loss, stops, and the next run embeds only the rest. An
+                    # error raised in a batch comes back as a row (Embed.__call__) and stops it too.
+                    max_restarts=0,
+                )
             done = 0
             stored = f"({already:,} stored already) " if already else ""
             try:
-                for batch in vectors.iter_batches(batch_size=None, batch_format="numpy"):
-                    if not done:  # the first vectors say the size: the cap is checked once
+                for batch in _watched(ray, vectors, stall=stall, step="embedding"):
+                    failed = [str(f) for f in batch["failed"] if f]
+                    keep = [i for i, f in enumerate(batch["failed"]) if not f]
+                    if keep and not done:  # the first vectors say the size: one check of the cap
                         _check_cap(store.max_bytes, len(texts), int(batch["vector"].shape[1]))
                     wrote = time.monotonic()
-                    fresh = dict(zip([str(t) for t in batch["text"]], batch["vector"], strict=True))
-                    store.put(emb.name, fresh)  # one transaction, with the row checks
+                    fresh = {str(batch["text"][i]): batch["vector"][i] for i in keep}
+                    if fresh:
+                        store.put(emb.name, fresh)  # one transaction, with the row checks
                     write_seconds += time.monotonic() - wrote
                     done += len(fresh)
+                    if failed:  # what came back before the error is written: now stop
+                        raise _failed("embedding", failed[0], done)
                     progress(
                         CHUNK_SHARE + (1 - CHUNK_SHARE) * rate.fraction(done),
                         f"{note}: {stored}{rate.note(done, what)}",
                     )
             except (KeyboardInterrupt, EngineError, EmbeddingError):
                 raise
+            except Stalled as stuck:
+                raise _stalled("embedding", stuck.seconds, done) from None
+            except WorkerLost as lost:
+                raise _lost("embedding", str(lost), done) from None
             except Exception as exc:
-                raise _failed("embedding", exc, done, len(todo)) from None
+                if _is_lost(ray, exc):  # Ray's own word that a worker died, before ours
+                    raise _lost("embedding", _root_cause(exc), done) from None
+                raise _failed("embedding", _root_cause(exc), done) from None
             embedding_seconds = rate.elapsed()
             if done != len(todo):  # every batch comes back once, or the run fails above
                 raise EngineError(
@@ -424,17 +491,157 @@ def _check_cap(max_bytes: int, texts: int, dim: int) -> None:
         )
 
 
-def _failed(step: str, exc: BaseException, written: int, todo: int) -> EngineError:
+def _kept(step: str, written: int) -> str:
+    if step == "embedding":
+        return f"the {written:,} vectors written before it are kept in the lasting index"
+    return "nothing was embedded yet"
+
+
+def _failed(step: str, cause: str, written: int) -> EngineError:
     """A failure inside Ray (a worker's error, a worker lost) as one clear message."""
-    kept = (
-        f"the {written:,} vectors written before it are kept in the lasting index"
-        if step == "embedding"
-        else "nothing was embedded yet"
-    )
     return EngineError(
-        f"a Ray worker failed while {step} ({_root_cause(exc)}); {kept}: run the command "
+        f"a Ray worker failed while {step} ({cause}); {_kept(step, written)}: run the command "
         "again to finish only what is left"
     )
+
+
+def _stalled(step: str, seconds: float, written: int) -> EngineError:
+    first = ""
+    if step == "embedding" and not written:
+        first = " (the first batch includes starting the workers and loading the model)"
+    return EngineError(
+        f"the Ray run stopped answering while {step}: nothing came back for {seconds:g} s"
+        f"{first}, so a worker is stuck, or was lost and not replaced; {_kept(step, written)}: "
+        "run the command again to finish only what is left"
+    )
+
+
+def _lost(step: str, cause: str, written: int) -> EngineError:
+    return EngineError(
+        f"a Ray worker was lost while {step} ({cause}); the run stops here (Ray Data does not "
+        f"resume a pool's lost batch); {_kept(step, written)}: run the command again to finish "
+        "only what is left"
+    )
+
+
+def _is_lost(ray: Any, exc: BaseException) -> bool:
+    """Whether Ray raised ``exc`` because a worker's process or node died (not its code)."""
+    kinds = tuple(
+        kind
+        for name in ("RayActorError", "NodeDiedError", "OutOfMemoryError", "WorkerCrashedError")
+        if isinstance(kind := getattr(ray.exceptions, name, None), type)
+    )
+    return bool(kinds) and isinstance(exc, kinds)
+
+
+class WorkerLost(Exception):
+    """A Ray worker of the run died without being asked to; the text says how."""
+
+
+class Stalled(Exception):
+    """Nothing came back from a Ray dataset for ``seconds`` (:func:`_watched`)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"nothing came back for {seconds:g} s")
+        self.seconds = seconds
+
+
+def _watched(ray: Any, ds: Any, *, stall: float, step: str) -> Iterator[dict[str, Any]]:
+    """The batches of the Ray dataset ``ds`` as they are done, each waited for at most
+    ``stall`` seconds (then :class:`Stalled`), the wait given up as soon as a worker started
+    for it is lost (:class:`WorkerLost`).
+
+    Ray Data's iterator is read on a thread of its own: a wait on it can last for ever (a worker
+    killed mid-batch and restarted without its batch, an abort that never reaches the iterator
+    — both seen with Ray 2.60 on a loaded machine), and a wait on a queue cannot. However the
+    loop ends — done, an error, the stall, a lost worker, Ctrl-C — the dataset's execution is
+    shut down, so no worker is left working."""
+    found: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=2)
+    stop = threading.Event()
+    before = set(threading.enumerate())
+    known = _actors(ray)
+
+    def pull() -> None:
+        try:
+            for item in ds.iter_batches(batch_size=None, batch_format="numpy"):
+                while not stop.is_set():
+                    with contextlib.suppress(queue.Full):
+                        found.put(("batch", item), timeout=0.2)
+                        break
+                if stop.is_set():
+                    return
+            found.put(("end", None))
+        except BaseException as exc:  # handed to the driver's thread as it is
+            found.put(("error", exc))
+
+    reader = threading.Thread(target=pull, name=f"ray-{step}-reader", daemon=True)
+    reader.start()
+    try:
+        while True:
+            waited = 0.0
+            while True:
+                try:
+                    kind, item = found.get(timeout=min(POLL_SECONDS, stall - waited))
+                    break
+                except queue.Empty:
+                    waited += POLL_SECONDS
+                    lost = _lost_worker(ray, known)
+                    if lost:
+                        raise WorkerLost(lost) from None
+                    if waited >= stall:
+                        raise Stalled(stall) from None
+            if kind == "end":
+                return
+            if kind == "error":
+                raise item
+            yield item
+    finally:
+        stop.set()
+        _shut_down(before)
+        reader.join(timeout=1.0)  # a daemon: one stuck in Ray is not waited for
+
+
+def _actors(ray: Any) -> dict[str, dict[str, Any]]:
+    """Every actor Ray's control store knows of, by id (none when it cannot be asked, as through
+    Ray Client: the stall bound alone then watches the run)."""
+    try:
+        found: dict[str, dict[str, Any]] = ray._private.state.actors()
+    except Exception:  # an internal API: a Ray that lacks it leaves the bound to watch
+        return {}
+    return found
+
+
+def _lost_worker(ray: Any, known: dict[str, dict[str, Any]]) -> str:
+    """How an actor started since ``known`` was taken died unasked (its process killed, its
+    node gone, out of memory), in one line; empty while none has."""
+    for actor_id, info in _actors(ray).items():
+        if actor_id in known or info.get("State") != "DEAD":
+            continue
+        cause = str(info.get("DeathCause", ""))
+        reason = re.search(r"reason: (\w+)", cause)
+        if reason and reason.group(1) in LOST:
+            said = re.search(r'error_message: "([^".]*)', cause)
+            what = said.group(1).strip() if said else "it died"
+            pid = re.search(r"pid: (\d+)", cause)
+            where = f"process {pid.group(1)}" if pid else "its process"
+            return f"{reason.group(1)}: {what}, {where}"
+    return ""
+
+
+def _shut_down(before: set[threading.Thread]) -> None:
+    """Stop the Ray Data executions started since ``before`` (each runs as a thread of the
+    driver), which ends their workers; one that has finished already is left as it is."""
+    for thread in set(threading.enumerate()) - before:
+        shutdown = getattr(thread, "shutdown", None)
+        if callable(shutdown) and type(thread).__name__ == "StreamingExecutor":
+            with contextlib.suppress(Exception):
+                shutdown(force=True)
+
+
+def _raised_line(exc: BaseException) -> str:
+    """An error raised in a worker as one line, ``RuntimeError: the disk is full``."""
+    first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
 def _root_cause(exc: BaseException) -> str:
