@@ -1,20 +1,24 @@
 """Load in browsers: several headless Chromium sessions using one server at once, for a fixed
-time. Prints, per action (size change, splitter change, question, page turn), p50 / p95 / max of
-what the person waits and of the server's own time for the reruns the action caused; beside
-one idle session's figures taken first in the same run, and beside another checkout
-(``--base DIR``) run the same way.
+time. Prints, per action (opening a document, size change, splitter change, question, page
+turn), p50 / p95 of what the person waits and of what that wait is made of; beside one idle
+session's figures taken first in the same run, and beside another checkout (``--base DIR``)
+run the same way, in turns (``--repeat N``).
 
 Run ``python -m benchmarks.bench_load`` (``--sessions 8``, ``--seconds 240``; ``--short`` is 3
-sessions for 30 s; ``--base DIR``; ``--profile FILE``: py-spy's view of the server under load,
-where ``py-spy`` is on the PATH). The AppTest load (uploads while others embed, on threads of
-one process) is ``benchmarks/bench_load_threads``.
+sessions for 45 s with 2 idle rounds, about 2 minutes on a quiet machine; ``--timeout S``
+before an action breaks off; ``--base DIR``; ``--repeat N``; ``--profile FILE``: py-spy's
+view of the server during the load, where ``py-spy`` is on the PATH, summarised at the end).
+The AppTest load (uploads while others embed, on threads of one process) is
+``benchmarks/bench_load_threads``.
 
-What it does. The server (``streamlit run app.py`` of the checkout, a fresh embedding cache) is
-pinned to core 0 with ``taskset -c 0``; this driver, Playwright and every Chromium process it
-starts to core 1 (``os.sched_setaffinity``, which children inherit), so the browsers' work does
-not land on the server's core. With ``CHUNK_EXPLORER_TIMINGS`` set the server writes each
-rerun's time (:mod:`ui.timing`: the whole script's, ``rerun``, and a fragment's, ``document
-panel``) with its session and its end; a rerun is counted to the action whose wait it ended in.
+What it does. The server (``streamlit run app.py`` of the checkout under
+:mod:`benchmarks.load_server`, a fresh embedding cache) is pinned to core 0 with ``taskset -c
+0``; this driver, Playwright and every Chromium process it starts to core 1
+(``os.sched_setaffinity``, which children inherit), so the browsers' work does not land on the
+server's core. With ``CHUNK_EXPLORER_TIMINGS`` set the server writes each rerun's time and its
+thread's processor time (:mod:`ui.timing`: the whole script's, ``rerun``, and a fragment's,
+``document panel``) with its session and its end; :mod:`benchmarks.load_server` writes when
+each rerun request arrived and when each run's end was written to the socket.
 
 * idle: one session on ``field-manual.pdf`` alone, each action ``--idle`` times;
 * load: ``--sessions`` sessions start 1 s apart, even ones on ``field-manual.pdf`` (the same
@@ -23,9 +27,15 @@ panel``) with its session and its end; a rerun is counted to the action whose wa
   and, on the PDF, page turn (▶), pausing 0.5-2 s between actions (seeded), until
   ``--seconds`` have passed.
 
-A wait is from the action (Enter, the option clicked, the button clicked) until the app's root
-says the script is no longer running, after it was seen running. The load average is printed
-before each checkout's run. Nothing here is a test: it prints numbers.
+A wait is from the action (Enter, the option clicked, the button clicked) until the page has
+received the end of the last run the action caused and is idle again. Runs are read from the
+messages the page receives (a script in the page reads each websocket message's top-level
+fields: ``new_session`` starts a run, ``script_finished`` ends one): the page's own "running"
+mark is not enough, as a fast run (a page turn's fragment) can start and end between two of its
+renders. The columns (see :data:`FIGURES`) split the wait into the request's way in, the wait
+for the script thread, the run (and its processor time), the end's way out to the socket, to
+the page's script, and the drawing. The load average is printed before each run. Nothing here
+is a test: it prints numbers.
 """
 
 from __future__ import annotations
