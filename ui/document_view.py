@@ -86,12 +86,29 @@ def page_image(
     return drawn.get((doc.key, view_key, page), lambda: _draw(doc, pdf, tints, page))
 
 
+PDF_SHOWN = "pdf_shown"
+"""The session's last page image: (the document's key, the view's key, the page)."""
+
+
+def paging(doc: Document, view_key: str, page: int) -> bool:
+    """Whether the reader is turning pages: the page shown is another page of the same document
+    under the same tints as the last one this session was shown (a page turn, a chunk picked on
+    another page), not the first page of new tints (a new size, splitter or question). Records
+    ``page`` as the last one shown."""
+    state = st.session_state
+    last = state.get(PDF_SHOWN)
+    state[PDF_SHOWN] = (doc.key, view_key, page)
+    return last is not None and last[:2] == (doc.key, view_key) and last[2] != page
+
+
 def draw_ahead(
     doc: Document, view_key: str, page: int, pdf: bytes, tints: Sequence[render.Highlight]
 ) -> None:
     """Draw the pages before and after ``page`` in the background, so turning to one of them
-    shows it at once. Called once the panel is drawn: the drawing thread then does not hold
-    the interpreter while the panel's own work runs."""
+    shows it at once. Called once the panel is drawn, and only while the reader is turning
+    pages (:func:`paging`): each page costs a drawing and a PNG encoding, which hold the
+    interpreter (PyMuPDF keeps the lock) and PyMuPDF's own lock, so drawing ahead after every
+    settings change would make every other session wait for pages nobody turned to."""
     drawn, drawer = _page_images()
     last = max((p.number for p in doc.pages), default=page)
     for n in (page + 1, page - 1):
@@ -354,7 +371,8 @@ def _pdf_page(
             region_clicks.region_clicks(data, len(chunks))
     if chosen:
         st.html(layers.legend_html(chosen, removed=layers.removed_kinds(doc, page)))
-    draw_ahead(doc, view_key, page, shown.data, tints)
+    if paging(doc, view_key, page):
+        draw_ahead(doc, view_key, page, shown.data, tints)
 
 
 def _text_view(

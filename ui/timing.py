@@ -1,8 +1,10 @@
 """How long the app's parts take, written to a file when ``CHUNK_EXPLORER_TIMINGS`` names one
 (for ``benchmarks/bench_app`` and ``benchmarks/bench_load``): one line per part, tab-separated —
 its name, milliseconds, the session's id, how deep it ran in another timed part (0: the
-outermost, such as a whole rerun; a fragment's rerun is a part at depth 0 too) and when it ended
-(Unix time, seconds).
+outermost, such as a whole rerun; a fragment's rerun is a part at depth 0 too), when it ended
+(Unix time, seconds) and the milliseconds of processor time its thread spent in it (the rest of
+its time the thread waited: for the interpreter's lock other sessions' threads held, for the
+processor, for another thread's work).
 
 ``app.py`` times each rerun as ``rerun``; the document panel (a fragment) as ``document panel``.
 """
@@ -38,12 +40,13 @@ def timed(part: str) -> Iterator[None]:
         return
     depth = getattr(_depth, "n", 0)
     _depth.n = depth + 1
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.thread_time()
     try:
         yield
     finally:
         took = (time.perf_counter() - start) * 1000
+        spent = (time.thread_time() - cpu) * 1000
         _depth.n = depth
-        line = f"{part}\t{took:.1f}\t{_session()}\t{depth}\t{time.time():.3f}\n"
+        line = f"{part}\t{took:.1f}\t{_session()}\t{depth}\t{time.time():.3f}\t{spent:.1f}\n"
         with _write, open(path, "a", encoding="utf-8") as f:
             f.write(line)
