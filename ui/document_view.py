@@ -102,16 +102,24 @@ def paging(doc: Document, view_key: str, page: int) -> bool:
 
 
 def draw_ahead(
-    doc: Document, view_key: str, page: int, pdf: bytes, tints: Sequence[render.Highlight]
+    doc: Document,
+    view_key: str,
+    page: int,
+    pdf: bytes,
+    tints: Sequence[render.Highlight],
+    *,
+    turning: bool,
 ) -> None:
-    """Draw the pages before and after ``page`` in the background, so turning to one of them
-    shows it at once. Called once the panel is drawn, and only while the reader is turning
-    pages (:func:`paging`): each page costs a drawing and a PNG encoding, which hold the
-    interpreter (PyMuPDF keeps the lock) and PyMuPDF's own lock, so drawing ahead after every
-    settings change would make every other session wait for pages nobody turned to."""
+    """Draw the pages after and before ``page`` in the background, so turning to one of them
+    shows it at once. Called once the panel is drawn. While the reader is turning pages
+    (:func:`paging`) both neighbours are drawn; after new tints (a new size, splitter or
+    question) only the next page: each page costs a drawing and a PNG encoding, which hold the
+    interpreter (PyMuPDF keeps the lock) and PyMuPDF's own lock, so drawing both neighbours after
+    every settings change makes every other session wait for pages nobody turned to, while the
+    next page is the one a reader most often turns to."""
     drawn, drawer = _page_images()
     last = max((p.number for p in doc.pages), default=page)
-    for n in (page + 1, page - 1):
+    for n in (page + 1, page - 1) if turning else (page + 1,):
         if 1 <= n <= last and drawn.peek((doc.key, view_key, n)) is None:
             drawer.submit(drawn.get, (doc.key, view_key, n), lambda n=n: _draw(doc, pdf, tints, n))
 
@@ -371,8 +379,7 @@ def _pdf_page(
             region_clicks.region_clicks(data, len(chunks))
     if chosen:
         st.html(layers.legend_html(chosen, removed=layers.removed_kinds(doc, page)))
-    if paging(doc, view_key, page):
-        draw_ahead(doc, view_key, page, shown.data, tints)
+    draw_ahead(doc, view_key, page, shown.data, tints, turning=paging(doc, view_key, page))
 
 
 def _text_view(
