@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.cli.stderr import print_skipped
-from explorer.documents.folder import Skipped, site_names
+from explorer.documents.folder import Skipped, check_folder, site_names
 from explorer.documents.model import display_name
 from explorer.errors import DocumentError, QuerySetError
 from explorer.evaluation.queries import Query, Unmatched, match_document, match_documents
@@ -35,13 +35,7 @@ HELP = (
 def site(folder: str | Path) -> Workspace:
     """A workspace over the site in ``folder`` (read on first need, folders inside and all);
     a path that is not a folder is one :class:`DocumentError`."""
-    path = Path(folder)
-    if not path.is_dir():
-        what = "not a folder" if path.exists() else "no such folder"
-        raise DocumentError(
-            f"{display_name(path)}: {what}; give the folder that holds the documents"
-        )
-    return Workspace(path, recursive=True)
+    return Workspace(check_folder(folder), recursive=True)
 
 
 def matched_queries(

@@ -48,7 +48,15 @@ from explorer.documents.model import (
 from explorer.errors import DocumentError, QuerySetError
 from explorer.progress import Progress, quiet
 
-__all__ = ["MAX_FILE_BYTES", "Loaded", "Skipped", "load_folder", "load_paths", "site_names"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "Loaded",
+    "Skipped",
+    "check_folder",
+    "load_folder",
+    "load_paths",
+    "site_names",
+]
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
 """A file bigger than this (512 MiB) is not read at all. Text files have the lower limit their
@@ -133,13 +141,19 @@ def load_folder(
     Without ``recursive``, a folder inside is listed as skipped. Raises :class:`DocumentError`
     only when ``folder`` itself is not a folder that can be listed.
     """
+    path = check_folder(folder)
+    return load_paths([path], recursive=recursive, progress=progress, load=load)
+
+
+def check_folder(folder: str | Path) -> Path:
+    """``folder`` as a path, if it is a folder; else one :class:`DocumentError` that says so."""
     path = Path(folder)
     if not path.is_dir():
         what = "not a folder" if path.exists() else "no such folder"
         raise DocumentError(
             f"{display_name(path)}: {what}; give the folder that holds the documents"
         )
-    return load_paths([path], recursive=recursive, progress=progress, load=load)
+    return path
 
 
 def load_paths(
@@ -349,13 +363,12 @@ def listing(path: Path, *, recursive: bool = False) -> str:
     return sha256_of(repr(sorted(entries)).encode("utf-8", "surrogateescape"))
 
 
-def site_names(folder: Path) -> tuple[tuple[str, ...], tuple[Skipped, ...]]:
+def site_names(folder: str | Path) -> tuple[tuple[str, ...], tuple[Skipped, ...]]:
     """The document names a site's files would have (every file below ``folder``, by its path
     in it, as :func:`load_folder` with ``recursive`` names them) and the files refused before
     reading, with why — without reading any file, for matching names that need no document yet.
     Raises :class:`DocumentError` as :func:`load_folder` does."""
-    if not folder.is_dir():
-        load_folder(folder)  # raises, naming what is wrong
+    folder = check_folder(folder)
     names: list[str] = []
     refused: list[Skipped] = []
     for path, name, problem in _entries(folder, recursive=True):
