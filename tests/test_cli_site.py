@@ -225,3 +225,24 @@ def test_a_recursive_workspace_sees_a_page_rewritten_in_a_folder_inside(site: Pa
 def test_a_page_loaded_by_its_path_is_named_by_it(site: Path) -> None:
     ws = Workspace(site)
     assert ws.document("b/intro.md").name == "b/intro.md"
+
+
+def test_a_folder_inside_that_cannot_be_listed_is_skipped_with_why(
+    site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not the whole site refused: the folder is listed with why, the other pages load (the
+    permission error stood in for, since root lists every folder whatever its mode)."""
+    real = os.scandir
+
+    def scandir(path: Any) -> Any:
+        if Path(path) == site / "b":
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    loaded = load_folder(site, recursive=True)
+    assert loaded.names == ("a/intro.md", "guide/deep/unique.md", "index.md")
+    reasons = [s.reason for s in loaded.skipped]
+    assert "b/: the folder cannot be read (Permission denied); its files are not read" in reasons
+    names, refused = site_names(site)
+    assert names == loaded.names and len(refused) == len(loaded.skipped)
