@@ -48,8 +48,8 @@ from explorer.corpus import Corpus, CorpusHit, Ranking
 from explorer.documents.folder import (
     Loaded,
     Skipped,
+    folder_key,
     inside_folder,
-    listing,
     load_folder,
     load_paths,
 )
@@ -143,10 +143,10 @@ class _Shared:
 class Workspace:
     """Named documents, and everything made from them (see the module).
 
-    ``docs_dir`` is a folder whose files are documents named by their file name (read on first
-    need); ``documents`` are loaded documents, by the name to use (a mapping) or by their own
-    name; they win over files of the same name in ``docs_dir``. ``keep`` bounds how many
-    documents' work is kept (the least recently used goes first).
+    ``docs_dir``'s files are documents named by their path in it (read on first need; with
+    ``recursive``, a site's: the files of its folders too); ``documents`` are loaded documents,
+    by the name to use (a mapping) or their own; they win over files of the same name in
+    ``docs_dir``. ``keep`` bounds how many documents' work is kept (least recently used first out).
     """
 
     def __init__(
@@ -154,10 +154,12 @@ class Workspace:
         docs_dir: str | Path | None = None,
         documents: Mapping[str, Document] | Iterable[Document] = (),
         *,
+        recursive: bool = False,
         keep: int = KEEP,
         _shared: _Shared | None = None,
     ) -> None:
         self.docs_dir = Path(docs_dir) if docs_dir is not None else None
+        self.recursive = recursive
         self._shared = _shared or _Shared(keep, shared_workspace().embedders)
         self._named: dict[str, Document] = {}
         self._folder: Loaded | None = None
@@ -241,15 +243,11 @@ class Workspace:
         def read() -> Loaded:
             return load_folder(path, recursive=recursive, load=self._loader, progress=progress)
 
-        return self._shared.folders.get(self._folder_key(path, recursive), read)
+        return self._shared.folders.get(folder_key(path, recursive=recursive), read)
 
     def folder_is_read(self, folder: str | Path, *, recursive: bool = False) -> bool:
         """Whether :meth:`load_folder` has the folder as it is now (nothing would be read)."""
-        return self._shared.folders.peek(self._folder_key(Path(folder), recursive)) is not None
-
-    @staticmethod
-    def _folder_key(path: Path, recursive: bool) -> tuple[str, bool, str]:
-        return (str(path.resolve()), recursive, listing(path))
+        return self._shared.folders.peek(folder_key(Path(folder), recursive=recursive)) is not None
 
     def load_paths(self, paths: Iterable[str | Path], *, recursive: bool = False) -> Loaded:
         """Files and folders, as :func:`explorer.documents.load_paths`, each file parsed once."""
@@ -276,8 +274,8 @@ class Workspace:
 
     def _read_folder(self) -> Loaded:
         if self._folder is None:
-            none = Loaded((), (), ())
-            self._folder = self.load_folder(self.docs_dir) if self.docs_dir is not None else none
+            none, folder = Loaded((), (), ()), self.docs_dir
+            self._folder = self.load_folder(folder, recursive=self.recursive) if folder else none
         return self._folder
 
     def document(self, name: str | Document) -> Document:
@@ -290,9 +288,8 @@ class Workspace:
             if self._folder is not None and name in self._folder.names:
                 return self._folder.document(name)
             path = self.inside(name)
-            if path.is_file():
-                doc = self.load_path(path)
-                self._named[name] = doc
+            if path.is_file():  # named by its path in the folder, as the folder's files are
+                doc = self._named[name] = replace(self.load_path(path), name=name)
                 return doc
         where = self.docs_dir if self.docs_dir is not None else "the loaded documents"
         raise QuerySetError(f"document {name!r} is not in {where}")

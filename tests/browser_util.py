@@ -177,6 +177,27 @@ def choose(page: Any, label: str, option: str) -> None:
     wait_idle(page)
 
 
+CUT_METRICS = """() => {
+    const shown = [...document.querySelectorAll('[data-testid="stMetric"]')]
+        .filter(m => m.offsetParent !== null);
+    const cut = shown.flatMap(m => [...m.querySelectorAll(
+            '[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] *, '
+            + '[data-testid="stMetricValue"], [data-testid="stMetricValue"] *')]
+        .filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth)
+        .map(e => e.textContent.trim()));
+    return {shown: shown.length, cut: [...new Set(cut)]};
+}"""
+"""The metrics shown (st.metric) and the text of each label or value cut short in them."""
+
+
+def cut_metrics(page: Any) -> tuple[int, list[str]]:
+    """How many metrics the page shows, and the labels and values cut short among them (an
+    element whose text is wider than its box: the ellipsis a person sees)."""
+    page.wait_for_timeout(300)  # after a resize, the columns are laid out again
+    got = page.evaluate(CUT_METRICS)
+    return int(got["shown"]), list(got["cut"])
+
+
 def screenshot(page: Any, name: str) -> Path:
     """Save the whole app (Streamlit scrolls inside its own container) as ``artifacts/name``."""
     ARTIFACTS.mkdir(exist_ok=True)

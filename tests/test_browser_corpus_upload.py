@@ -12,6 +12,7 @@ import pytest
 
 from tests.browser_util import (
     ARTIFACTS,
+    cut_metrics,
     require_chromium,
     screenshot,
     wait_for_app,
@@ -122,8 +123,10 @@ def test_a_site_uploaded_as_a_folder_is_evaluated_in_corpus_scope_and_a_b_d(
         wait_idle(page, 180_000)
         body = page.inner_text("body")
         assert "Coverage@5 (corpus scope)" in body and "Coverage@5 (document scope)" in body
+        assert cut_metrics(page) == (4, [])  # every label and value reads whole
         screenshot(page, "evaluate-corpus-run-1280.png")
         page.set_viewport_size({"width": 1500, "height": 1000})
+        assert cut_metrics(page) == (4, [])
         screenshot(page, "evaluate-corpus-run-1500.png")
         page.get_by_role("tab", name="A/B").click()
         wait_idle(page)
@@ -140,8 +143,10 @@ def test_a_site_uploaded_as_a_folder_is_evaluated_in_corpus_scope_and_a_b_d(
         body = page.inner_text("body")
         assert f"every question searches all {every} documents" in body
         assert "Chunks A / B (corpus)" in body
+        assert cut_metrics(page) == (4, [])  # "A/B metric labels cut at 1280": whole at both
         screenshot(page, "evaluate-corpus-ab-1500.png")
         page.set_viewport_size({"width": 1280, "height": 800})
+        assert cut_metrics(page) == (4, [])
         screenshot(page, "evaluate-corpus-ab-1280.png")
     finally:
         context.close()

@@ -177,7 +177,11 @@ def test_eval_cli_json_and_min_coverage(tmp_path: Path) -> None:
     res = subprocess.run(
         [*base, str(tmp_path / "nowhere")], capture_output=True, timeout=300, check=False
     )
-    assert res.returncode == 2 and b"not in" in res.stderr and res.stderr.count(b"\n") == 1
+    assert (
+        res.returncode == 2
+        and b"nowhere: no such folder" in res.stderr
+        and res.stderr.count(b"\n") == 1
+    )
 
 
 def test_merged_context_counts_shared_text_once_in_the_budget() -> None:

@@ -209,7 +209,7 @@ def test_cli_index_bad_input_is_one_error_line(docs: Path, extra: list[str], mes
 def test_cli_index_of_a_missing_folder(tmp_path: Path) -> None:
     res = run_cli("index", str(tmp_path / "nowhere"))
     assert res.returncode == 2 and res.stderr.strip().startswith("error:")
-    assert "not a folder" in res.stderr
+    assert "no such folder" in res.stderr
 
 
 def test_timed_adds_the_time_left_where_a_message_has_none() -> None:

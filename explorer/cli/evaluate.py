@@ -9,7 +9,6 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, TextIO
 
 from explorer.chunking.edits import Edits, describe, edits_for, edits_json
@@ -22,7 +21,9 @@ from explorer.cli.options import (
     ints,
     ks_and_budgets,
 )
-from explorer.cli.stderr import print_skipped, progress
+from explorer.cli.site import HELP as SITE_HELP
+from explorer.cli.site import left_out_json, matched_queries, site
+from explorer.cli.stderr import progress
 from explorer.config import Config
 from explorer.documents.model import display_name
 from explorer.errors import SettingsError
@@ -38,7 +39,7 @@ def _query_set_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--queries", required=True, help="query set (JSON list of id/doc/query/evidence)"
     )
-    p.add_argument("--docs", required=True, help="the folder the queries' doc names refer to")
+    p.add_argument("--docs", required=True, metavar="FOLDER", help=SITE_HELP)
 
 
 def _scope_option(p: argparse.ArgumentParser) -> None:
@@ -47,7 +48,7 @@ def _scope_option(p: argparse.ArgumentParser) -> None:
         choices=SCOPES,
         default="document",
         help="document: each question retrieves from the document it names (default); corpus: "
-        "from every document in --docs at once",
+        "from every document of the site in --docs at once (its folders' files too)",
     )
 
 
@@ -81,12 +82,9 @@ def add_eval(sub: Subparsers) -> None:
 
 
 def run_eval(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    queries = load_queries(args.queries)
+    workspace = site(args.docs)
+    queries, left = _site_queries(args, workspace)
     edits = _query_edits(args, queries)
-    workspace = Workspace(Path(args.docs))
-    if args.scope == "corpus":
-        workspace.names()  # read the folder now, to list what is skipped before the work
-        print_skipped(workspace.skipped)
     with embedding_count(config):
         report = evaluate(
             queries,
@@ -106,6 +104,7 @@ def run_eval(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             result["skipped"] = [
                 {"path": display_name(s.path), "reason": s.reason} for s in workspace.skipped
             ]
+        result["left_out"] = left_out_json(left)
         result["retrieval_map"] = retrieval_map_json(reach, k=k, budget=None)
         result["tables"] = _tables_json(report, workspace)
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
@@ -121,6 +120,12 @@ def run_eval(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             )
             return 1
     return 0
+
+
+def _site_queries(args: argparse.Namespace, workspace: Workspace) -> tuple[list[Any], list[Any]]:
+    """The query set's questions that can run over the site, and the documents left out (in
+    corpus scope the site is read first, and what it skipped listed, before any work)."""
+    return matched_queries(load_queries(args.queries), workspace, scope=args.scope)
 
 
 def _tables_json(report: Any, workspace: Workspace) -> dict[str, int | float]:
@@ -179,8 +184,8 @@ def add_sweep(sub: Subparsers) -> None:
 
 
 def run_sweep(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    queries = load_queries(args.queries)
-    workspace = Workspace(Path(args.docs))
+    workspace = site(args.docs)
+    queries, _ = _site_queries(args, workspace)
     with embedding_count(config):
         reports = sweep(
             queries, workspace, config, sizes=args.sizes, overlaps=args.overlaps, ks=args.k,
@@ -241,12 +246,9 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
         presets.preset(args.preset)  # an unknown name fails before any work
         spec_b = ",".join(x for x in (f"preset={args.preset}", args.b) if x)
     a, b = presets.spec_config(args.a), presets.spec_config(spec_b)
-    queries = load_queries(args.queries)
+    workspace = site(args.docs)
+    queries, left = _site_queries(args, workspace)
     edits = _query_edits(args, queries)
-    workspace = Workspace(Path(args.docs))
-    if args.scope == "corpus":
-        workspace.names()  # read the folder now, to list what is skipped before the work
-        print_skipped(workspace.skipped)
     with lasting_index(args, b if b.needs_model else a):
         with embedding_count(a):
             ra = evaluate(
@@ -268,6 +270,7 @@ def run_ab(args: argparse.Namespace, out: TextIO) -> int:
         "scope": args.scope,
         "documents": len(ra.documents),
         "questions": len(queries),
+        "left_out": left_out_json(left),
         "scored": next(iter(comparisons.values())).n if comparisons else 0,
         "comparisons": {name: c.to_json() for name, c in comparisons.items()},
         **side,

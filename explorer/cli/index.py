@@ -15,17 +15,16 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import TextIO
 
 from explorer.cli.options import Subparsers, config_options
+from explorer.cli.site import site
 from explorer.cli.stderr import print_skipped
 from explorer.config import Config
 from explorer.distributed import ENGINES, INSTALL_HINT
 from explorer.errors import DocumentError, SettingsError
 from explorer.preparing import Indexed
 from explorer.progress import Progress, timed
-from explorer.workspace import Workspace
 
 EVERY = 5.0
 """Seconds between progress lines when stderr is not a terminal (a log file, CI)."""
@@ -38,7 +37,12 @@ def add_index(sub: Subparsers) -> None:
         "later eval, query --docs or app session under the same configuration embeds nothing "
         "(resumable: a second run embeds only what is missing)",
     )
-    p.add_argument("dir", metavar="DIR", help="the folder of documents (its files, as eval --docs)")
+    p.add_argument(
+        "dir",
+        metavar="DIR",
+        help="the site's folder: every file below it, each named by its path in it (as eval "
+        "--docs and the app's --docs read it)",
+    )
     p.add_argument(
         "--queries",
         default=None,
@@ -108,15 +112,12 @@ def stderr_progress(stream: TextIO | None = None, every: float = EVERY) -> Progr
 def run_index(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     if args.engine != "ray" and (args.address is not None or args.workers is not None):
         raise SettingsError("--address and --workers go with --engine ray; add --engine ray")
-    folder = Path(args.dir)
-    if not folder.is_dir():
-        raise DocumentError(f"{args.dir} is not a folder; give the folder of documents to index")
+    ws = site(args.dir)  # a path that is not a folder fails before any work
     questions: list[str] = []
     if args.queries is not None:
         from explorer.evaluation.queries import load_queries
 
         questions = [q.query for q in load_queries(args.queries)]
-    ws = Workspace(folder)
     names = ws.names()
     print_skipped(ws.skipped)
     if not names:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from explorer.cli.options import Subparsers
-from explorer.workspace import Workspace
+from explorer.cli.site import site, site_document
 
 
 def add_lessons(sub: Subparsers) -> None:
@@ -21,7 +21,13 @@ def add_lessons(sub: Subparsers) -> None:
     )
     lessons.add_argument("action", choices=("check", "queries"))
     lessons.add_argument("--lessons", default=None, help="the lessons folder (default: bundled)")
-    lessons.add_argument("--docs", default=None, help="their documents (default: the samples)")
+    lessons.add_argument(
+        "--docs",
+        default=None,
+        metavar="FOLDER",
+        help="their documents (default: the samples): every file below the folder, named by its "
+        "path in it; a lesson's doc matches by that path, else by a unique file name",
+    )
     lessons.add_argument("--json", action="store_true", help="check: print one JSON object")
 
 
@@ -36,8 +42,12 @@ def run_lessons(args: argparse.Namespace, out: TextIO) -> int:
         out.write(json.dumps([a.query().to_json() for a in found], indent=1) + "\n")
         return 0
     docs = Path(args.docs) if args.docs else samples_dir()
-    ws = Workspace(docs)
-    outcomes = [o for a in found for o in check_lesson(a, ws.document(a.doc), workspace=ws)]
+    ws = site(docs)
+    outcomes = [
+        o
+        for a in found
+        for o in check_lesson(a, ws.document(site_document(a.doc, ws)), workspace=ws)
+    ]
     bad = [o for o in outcomes if not o.ok]
     if args.json:
         report = {"lessons": len(found), "ok": not bad, "checks": [o.to_json() for o in outcomes]}

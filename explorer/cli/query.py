@@ -35,8 +35,9 @@ def add_query(sub: Subparsers) -> None:
         "--docs",
         nargs="+",
         metavar="FOLDER_OR_PATH",
-        help="retrieve from all these documents at once (folders: every file in them; files "
-        "that cannot be used are listed on stderr); the question may follow the paths",
+        help="retrieve from all these documents at once (a folder: every file below it, its "
+        "folders' too, each named by its path in it, as the app's --docs; files that cannot be "
+        "used are listed on stderr); the question may follow the paths",
     )
     query.add_argument(
         "--evidence",
@@ -118,7 +119,7 @@ def _query_what(args: argparse.Namespace) -> tuple[str | None, str]:
 def corpus_query_json(args: argparse.Namespace, config: Config, question: str) -> dict[str, Any]:
     """``query --docs``: the question answered from every document that loads."""
     ws = Workspace()
-    loaded = ws.load_paths(args.docs)
+    loaded = ws.load_paths(args.docs, recursive=True)
     print_skipped(loaded.skipped)
     for doc in loaded.documents:
         warn(doc)

@@ -48,7 +48,15 @@ from explorer.documents.model import (
 from explorer.errors import DocumentError, QuerySetError
 from explorer.progress import Progress, quiet
 
-__all__ = ["MAX_FILE_BYTES", "Loaded", "Skipped", "load_folder", "load_paths"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "Loaded",
+    "Skipped",
+    "check_folder",
+    "load_folder",
+    "load_paths",
+    "site_names",
+]
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
 """A file bigger than this (512 MiB) is not read at all. Text files have the lower limit their
@@ -133,13 +141,19 @@ def load_folder(
     Without ``recursive``, a folder inside is listed as skipped. Raises :class:`DocumentError`
     only when ``folder`` itself is not a folder that can be listed.
     """
+    path = check_folder(folder)
+    return load_paths([path], recursive=recursive, progress=progress, load=load)
+
+
+def check_folder(folder: str | Path) -> Path:
+    """``folder`` as a path, if it is a folder; else one :class:`DocumentError` that says so."""
     path = Path(folder)
     if not path.is_dir():
         what = "not a folder" if path.exists() else "no such folder"
         raise DocumentError(
             f"{display_name(path)}: {what}; give the folder that holds the documents"
         )
-    return load_paths([path], recursive=recursive, progress=progress, load=load)
+    return path
 
 
 def load_paths(
@@ -225,13 +239,28 @@ def _entries(path: Path, *, recursive: bool) -> Iterator[Entry]:
         raise DocumentError(
             f"{display_name(path)}: the folder cannot be read ({exc.strerror})"
         ) from None
-    for relative in found:
-        yield _entry(path / relative, display_name(relative.as_posix()), folder=path)
+    for relative, problem in found:
+        name = display_name(relative.as_posix())
+        if problem is not None:
+            yield path / relative, name, problem
+        else:
+            yield _entry(path / relative, name, folder=path)
 
 
-def _walk(folder: Path, *, recursive: bool, below: Path = Path()) -> Iterator[Path]:
-    """Paths relative to the top folder; folders themselves only when they are not entered."""
-    with os.scandir(folder / below) as it:
+def _walk(
+    folder: Path, *, recursive: bool, below: Path = Path()
+) -> Iterator[tuple[Path, str | None]]:
+    """Paths relative to the top folder; folders themselves only when they are not entered. A
+    folder inside that cannot be listed comes with why (the top folder's failure is raised)."""
+    try:
+        it = os.scandir(folder / below)
+    except OSError as exc:
+        if below == Path():
+            raise
+        shown = display_name(below.as_posix())
+        yield below, f"{shown}/: the folder cannot be read ({exc.strerror}); its files are not read"
+        return
+    with it:
         for e in it:
             if e.name.startswith("."):
                 continue
@@ -239,7 +268,7 @@ def _walk(folder: Path, *, recursive: bool, below: Path = Path()) -> Iterator[Pa
             if e.is_dir(follow_symlinks=False) and recursive:
                 yield from _walk(folder, recursive=True, below=relative)
             else:
-                yield relative
+                yield relative, None
 
 
 def _entry(path: Path, name: str, *, folder: Path | None = None) -> Entry:
@@ -316,13 +345,41 @@ def inside_folder(folder: Path, name: str) -> Path:
     return path
 
 
-def listing(path: Path) -> str:
-    """The names, sizes and times of the files in ``path``: a file added, removed or rewritten
-    changes it."""
+def listing(path: Path, *, recursive: bool = False) -> str:
+    """The names, sizes and times of the files in ``path`` (with ``recursive``, in the folders
+    inside it too, walked as :func:`load_folder` walks them): a file added, removed or rewritten
+    changes it, in a folder inside as well."""
+    entries: list[tuple[str, int, int]] = []
     try:
-        entries = sorted(
-            (e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in path.iterdir() if e.is_file()
-        )
+        for relative, problem in _walk(path, recursive=recursive):
+            try:
+                info = (path / relative).stat()
+            except OSError:
+                continue
+            if problem is None and stat.S_ISREG(info.st_mode):
+                entries.append((relative.as_posix(), info.st_size, info.st_mtime_ns))
     except OSError:
         return ""
-    return sha256_of(repr(entries).encode("utf-8", "surrogateescape"))
+    return sha256_of(repr(sorted(entries)).encode("utf-8", "surrogateescape"))
+
+
+def folder_key(path: Path, *, recursive: bool) -> tuple[str, bool, str]:
+    """What a folder's reading is cached on: where it is, how it is walked, and its
+    :func:`listing` (so a file added, removed or rewritten is read again)."""
+    return (str(path.resolve()), recursive, listing(path, recursive=recursive))
+
+
+def site_names(folder: str | Path) -> tuple[tuple[str, ...], tuple[Skipped, ...]]:
+    """The document names a site's files would have (every file below ``folder``, by its path
+    in it, as :func:`load_folder` with ``recursive`` names them) and the files refused before
+    reading, with why — without reading any file, for matching names that need no document yet.
+    Raises :class:`DocumentError` as :func:`load_folder` does."""
+    folder = check_folder(folder)
+    names: list[str] = []
+    refused: list[Skipped] = []
+    for path, name, problem in _entries(folder, recursive=True):
+        if problem is None:
+            names.append(name)
+        else:
+            refused.append(Skipped(path, problem))
+    return tuple(names), tuple(refused)

@@ -166,10 +166,11 @@ def config_inputs(side: str) -> Config | None:
 
 
 def coverage_figures(ra: EvalReport, rb: EvalReport, k: int) -> None:
-    """Coverage at k with A and with B, the chunks and the index tokens of each."""
+    """Coverage at k with A and with B, the chunks and the index tokens of each: two to a row,
+    so that each label and value reads whole at 1280 pixels (four to a row cut them)."""
     cov_a, cov_b = ra.coverage_at_k[k], rb.coverage_at_k[k]
     where = scope_words(ra.scope)
-    mcols = st.columns(4)
+    mcols = [*st.columns(2), *st.columns(2)]
     mcols[0].metric(f"Coverage@{k} with A ({where})", pct(cov_a))
     mcols[1].metric(
         f"Coverage@{k} with B ({where})",

@@ -95,7 +95,7 @@ def show(result: dict[str, Any], config: Config | None, *, scope: str) -> None:
     st.segmented_control("Hits retrieved (k)", list(report.ks), key="run_k", required=True)
     k = state.get("run_k") if state.get("run_k") in report.ks else report.ks[-1]
     budget = report.budgets[0] if report.budgets else None
-    cols = st.columns(4)
+    cols = [*st.columns(2), *st.columns(2)]  # two to a row: four cut their labels at 1280 px
     cols[0].metric(f"Coverage@{k} ({where})", pct(report.coverage_at_k[k]))
     if alone is not None:
         gap = report.coverage_at_k[k] - alone.coverage_at_k[k]
