@@ -421,7 +421,7 @@ def split(
         return registered.split(doc, settings)
     if units is None:
         units = settings.measure.units(doc.text)
-    levels, hard = levels if levels is not None else _levels_for(doc, settings, embed)
+    cuts, hard = levels if levels is not None else _levels_for(doc, settings, embed)
     floor = (
         _structure_floor(doc)
         if settings.splitter == "structure"
@@ -440,7 +440,7 @@ def split(
     spans = pack(
         doc.text,
         units,
-        levels,
+        cuts,
         size=settings.size,
         overlap=settings.overlap,
         hard=hard,
