@@ -49,9 +49,12 @@ class Words:
         self._at: dict[str, int] = {}  # a stem's number
         self._lock = threading.Lock()
         spans = [m.span() for m in TOKEN.finditer(low)]
-        self._starts = [a for a, _ in spans]
-        self._ends = [b for _, b in spans]
         self._ids = np.asarray(self._numbers([low[a:b] for a, b in spans]), dtype=np.int64)
+        # memoryviews of numpy arrays (bisect reads them as it reads a list): a long document
+        # has millions of words, and a list of Python ints takes four times the bytes
+        edges = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+        self._starts: Any = np.ascontiguousarray(edges[:, 0]).data
+        self._ends: Any = np.ascontiguousarray(edges[:, 1]).data
 
     @classmethod
     def of(cls, text: str, stemmer: Any) -> Words | None:
