@@ -496,6 +496,7 @@ def _check(
             if h.doc in by_doc:
                 by_doc[h.doc].append(h)
     out: dict[str, tuple[tuple[Hit, ...], list[Evidence]]] = {}
+    phrased = any(p.strip() for p in evidence)  # the rendered page is read for a phrase only
     for name in corpus.names:
         if name not in wanted:  # neither answered nor searched: nothing it says is read
             continue
@@ -510,7 +511,7 @@ def _check(
                     by_doc[name],
                     context=contexts.get(name, ()),
                     known=known if name == doc else (),
-                    rendered=corpus.rendered(name),
+                    rendered=corpus.rendered(name) if phrased else None,
                 )
             ]
         hits = tuple(h.hit for h in by_doc[name]) if name in contexts or name == doc else ()

@@ -42,7 +42,7 @@ from explorer.answer import DEFAULT_K, Answer, CorpusAnswer, How, answer
 from explorer.chunking.edits import Edit, encode_edits
 from explorer.chunking.measures import DEFAULT_ENCODING
 from explorer.chunking.records import Chunk, ChunkSettings
-from explorer.chunking.splitters import split
+from explorer.chunking.splitters import DOCUMENT_LEVELS, Levels, split, split_levels
 from explorer.config import Config, dense_config
 from explorer.corpus import Corpus, CorpusHit, Ranking
 from explorer.documents.folder import (
@@ -62,6 +62,7 @@ from explorer.progress import Progress, quiet
 from explorer.retrieval.context import Span
 from explorer.retrieval.embeddings import Embedders
 from explorer.retrieval.retriever import Retriever
+from explorer.retrieval.words import Words, words_of
 
 if TYPE_CHECKING:
     from explorer.chunking.adapters import LibraryChunking
@@ -105,6 +106,8 @@ class _Shared:
         self.chunkings: Memo[tuple[str, str], Chunking] = Memo(keep)
         self.passages: Memo[str, list[Chunk]] = Memo(keep)
         self.units: Memo[tuple[str, str, str], Units] = Memo(keep)
+        self.levels: Memo[tuple[str, str, tuple[str, ...]], Levels] = Memo(keep)
+        self.words: Memo[str, Words | None] = Memo(keep)
         self.rendered: Memo[str, Rendered | None] = Memo(keep)
         self.retrievers: Memo[tuple[str, str, str], Retriever] = Memo(keep)
         self.corpora: Memo[tuple[tuple[tuple[str, str, str], ...], str], Corpus] = Memo(16)
@@ -125,18 +128,12 @@ class _Shared:
     def bound(self, keep: int) -> None:
         """Keep about ``keep`` documents' worth from now on (the least recently used go first
         as new work comes in): a document, up to four chunkings, retrievers, diagnoses and
-        table audits of it, two measures of its text."""
+        table audits of it, three measures of its text."""
         self.keep = keep
-        for memo, times in (
-            (self.documents, 1),
-            (self.chunkings, 4),
-            (self.passages, 1),
-            (self.units, 2),
-            (self.rendered, 1),
-            (self.retrievers, 4),
-            (self.diagnoses, 4),
-            (self.table_audits, 4),
-        ):
+        for memo, times in ((self.documents, 1), (self.chunkings, 4), (self.passages, 1),
+                            (self.units, 3), (self.levels, 1), (self.words, 1),
+                            (self.rendered, 1), (self.retrievers, 4), (self.diagnoses, 4),
+                            (self.table_audits, 4)):  # fmt: skip
             memo.size = times * keep
 
 
@@ -384,7 +381,11 @@ class Workspace:
                     return emb.embed(texts, progress=progress)
 
             units = self.units(d, settings.unit, settings.encoding)
-            return Chunking(split(d, settings, units=units, embed=embed))
+            levels = None
+            if settings.splitter in DOCUMENT_LEVELS:  # the same cuts for every size and overlap
+                at = (d.key, settings.splitter, settings.separators)
+                levels = self._shared.levels.get(at, lambda: split_levels(d, settings))
+            return Chunking(split(d, settings, units=units, embed=embed, levels=levels))
 
         return self._shared.chunkings.get((d.key, key), make)
 
@@ -396,8 +397,7 @@ class Workspace:
         edits: Sequence[Edit] = (),
         progress: Progress = quiet,
     ) -> list[Chunk]:
-        """The document's chunks under ``config``'s chunking and ``edits`` (see
-        :meth:`chunking`)."""
+        """The document's chunks under ``config``'s chunking and ``edits`` (:meth:`chunking`)."""
         return self.chunking(doc, config, edits=edits, progress=progress).chunks
 
     def cached_chunks(self, doc: str | Document, config: Config) -> list[Chunk] | None:
@@ -433,9 +433,10 @@ class Workspace:
                 config,
                 chunks=self.chunks(d, config, edits=edits),
                 embedder=self.embedder(config.model) if config.retriever != "bm25" else None,
-                passages=self.passages(d) if config.dense == "passages" else None,
+                passages=(lambda: self.passages(d)) if config.dense == "passages" else None,
                 units=lambda: self.units(d),
                 rendered=lambda: self.rendered(d),
+                words=lambda: self._shared.words.get(d.key, lambda: words_of(d.text)),
             )
 
         if edits:
@@ -683,6 +684,7 @@ class Workspace:
                 heading_prefix=config.heading_prefix,
                 model_measure=measure,
                 embedded=embedded,
+                units=self.units(d, "model-tokens"),
             )
 
         return self._shared.diagnoses.get(key, make)

@@ -36,7 +36,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from explorer.chunking import sentences
-from explorer.chunking.measures import MODEL_WINDOW, Measure, count_each, get_measure
+from explorer.chunking.measures import (
+    MODEL_WINDOW,
+    Measure,
+    Units,
+    count_each,
+    count_spans,
+    get_measure,
+)
 from explorer.chunking.records import Chunk, embedded_text
 from explorer.documents.model import Document
 
@@ -198,6 +205,7 @@ def diagnose(
     model_measure: Measure | None = None,
     window: int = MODEL_WINDOW,
     embedded: Sequence[int] | None = None,
+    units: Units | None = None,
 ) -> Diagnosis:
     """Check every chunk of ``doc``; see the module docstring for what each issue means.
 
@@ -206,17 +214,25 @@ def diagnose(
     special tokens, and more than ``window`` means the model truncates it. ``embedded``, when
     given, is for each chunk the word pieces (special tokens included) of the longest text the
     current settings embed for it — a passage it holds, or 0 when nothing is embedded — and the
-    window is judged on that instead of on the chunk's own text.
+    window is judged on that instead of on the chunk's own text. ``units``, when given, are
+    ``doc.text``'s own units in ``model_measure``: a chunk is then counted from them where its
+    edges fall between words (:func:`~explorer.chunking.measures.count_spans`), so a new chunking
+    encodes only the chunks cut inside a word.
     """
     measure = model_measure if model_measure is not None else get_measure("model-tokens")
     structure = _Structure(doc)
     issues: list[tuple[str, ...]] = []
-    pieces = [
-        n + SPECIAL_TOKENS
-        for n in count_each(
+    if units is None:
+        counts = count_each(
             measure, [embedded_text(c, heading_prefix=heading_prefix) for c in chunks]
-        )
-    ]  # in one batch, on every core
+        )  # in one batch, on every core
+    else:
+        counts = count_spans(measure, doc.text, [(c.start, c.end) for c in chunks], units)
+        if heading_prefix:  # a path and its chunk, apart at the blank line, count on their own
+            paths = sorted({c.heading_path for c in chunks if c.heading_path})
+            of = dict(zip(paths, count_each(measure, [" > ".join(p) for p in paths]), strict=True))
+            counts = [n + of.get(c.heading_path, 0) for n, c in zip(counts, chunks, strict=True)]
+    pieces = [n + SPECIAL_TOKENS for n in counts]
     judged = pieces if embedded is None else list(embedded)
     if len(judged) != len(chunks):
         raise ValueError("embedded must give one count per chunk")

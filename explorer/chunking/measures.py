@@ -261,7 +261,12 @@ def _from_spans(spans: Sequence[tuple[int, int]], length: int) -> Units:
         weights.append(0)
     if length == 0:
         return Units([0], [], 0)
-    return Units(bounds, weights, length)
+    import numpy as np
+
+    # kept as memoryviews of numpy arrays: a long document's word pieces are millions of
+    # segments, and a Python int in a list takes four times the bytes
+    cum = np.concatenate(([0], np.cumsum(weights, dtype=np.int64)))
+    return Units(np.asarray(bounds, dtype=np.int64).data, None, length, cum=cum.data)
 
 
 @dataclass(frozen=True)
@@ -407,6 +412,42 @@ def count_each(measure: Measure, texts: Sequence[str]) -> list[int]:
         batch = tiktoken_encoding(measure.encoding).encode_ordinary_batch(list(texts))
         return [len(ids) for ids in batch]
     return [measure.count(t) for t in texts]
+
+
+_WORD_EDGES = frozenset(
+    " \t\n\r" + "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum())
+)
+"""Characters WordPiece's pre-tokeniser always splits at: ASCII white space (dropped) and ASCII
+punctuation (a word of its own), whatever the text around them."""
+
+
+def _word_edge(text: str, p: int) -> bool:
+    """Whether WordPiece splits ``text`` at ``p`` whatever comes before and after: the text's
+    start or end, or white space or punctuation on either side of ``p``."""
+    return p <= 0 or p >= len(text) or text[p - 1] in _WORD_EDGES or text[p] in _WORD_EDGES
+
+
+def count_spans(
+    measure: Measure, text: str, spans: Sequence[tuple[int, int]], units: Units | None = None
+) -> list[int]:
+    """``count_each(measure, [text[a:b] for a, b in spans])``. With the model's word pieces and
+    ``units`` (``measure.units(text)``, the document's own), a span whose both edges fall where
+    the pre-tokeniser splits anyway (:func:`_word_edge`) holds exactly the document's pieces
+    between them, so it is counted from ``units`` without encoding; the others (a cut inside a
+    word) are encoded, in one batch."""
+    if units is None or not isinstance(measure, ModelTokens):
+        return count_each(measure, [text[a:b] for a, b in spans])
+    out = [0] * len(spans)
+    rest = []
+    for k, (a, b) in enumerate(spans):
+        if _word_edge(text, a) and _word_edge(text, b):
+            out[k] = units.size(a, b)
+        else:
+            rest.append(k)
+    counted = measure.count_many([text[spans[k][0] : spans[k][1]] for k in rest])
+    for k, n in zip(rest, counted, strict=True):
+        out[k] = n
+    return out
 
 
 def offline_encodings() -> tuple[str, ...]:

@@ -385,16 +385,34 @@ def _levels_for(
     return _structure_levels(doc), True
 
 
+Levels = tuple[list[Level], bool]
+"""A splitter's levels of cuts in one document, and whether it may cut between units."""
+
+DOCUMENT_LEVELS = frozenset({"structure", "page", "sentence", "recursive"})
+"""The splitters whose levels depend on the document alone (and the recursive splitter's
+separators): :func:`split_levels` makes them once for every size and overlap."""
+
+
+def split_levels(doc: Document, settings: ChunkSettings) -> Levels:
+    """The levels of cuts ``settings.splitter`` packs ``doc`` along (one of
+    :data:`DOCUMENT_LEVELS`): the same for every size and overlap, so they can be kept."""
+    if settings.splitter not in DOCUMENT_LEVELS:
+        raise SettingsError(f"the {settings.splitter} splitter's cuts are not the document's alone")
+    return _levels_for(doc, settings)
+
+
 def split(
     doc: Document,
     settings: ChunkSettings,
     *,
     units: Units | None = None,
     embed: Embed | None = None,
+    levels: Levels | None = None,
 ) -> list[Chunk]:
     """Cut ``doc`` into chunks.
 
-    ``units`` may be passed in when already computed for ``doc`` under ``settings.measure``.
+    ``units`` may be passed in when already computed for ``doc`` under ``settings.measure``, and
+    ``levels`` when :func:`split_levels` made them for ``doc`` and ``settings.splitter``.
     ``embed`` (texts in, one normalised vector each out) is needed by the ``semantic`` splitter
     only, which embeds sentence groups to find where the topic shifts.
     """
@@ -403,7 +421,7 @@ def split(
         return registered.split(doc, settings)
     if units is None:
         units = settings.measure.units(doc.text)
-    levels, hard = _levels_for(doc, settings, embed)
+    cuts, hard = levels if levels is not None else _levels_for(doc, settings, embed)
     floor = (
         _structure_floor(doc)
         if settings.splitter == "structure"
@@ -422,7 +440,7 @@ def split(
     spans = pack(
         doc.text,
         units,
-        levels,
+        cuts,
         size=settings.size,
         overlap=settings.overlap,
         hard=hard,
@@ -540,5 +558,6 @@ __all__ = [
     "passage_cuts",
     "semantic_breaks",
     "split",
+    "split_levels",
     "split_passages",
 ]

@@ -28,15 +28,17 @@ if TYPE_CHECKING:
     from explorer.documents.markdown_view import Rendered
     from explorer.progress import Progress
     from explorer.retrieval.embeddings import Embedder, Vectors
+    from explorer.retrieval.words import Words
 
 
 class Retriever:
     """``doc``'s ``chunks`` (made under ``config.chunking``) indexed under ``config``.
 
     ``embedder`` ranks dense and hybrid (``None`` for BM25); ``passages`` are the document's
-    sentence passages, for dense scores from passages; ``units`` gives the cl100k token units of
-    the whole document (what budgets count) and ``rendered`` its rendered page text (where
-    evidence copied from the page is found), each computed on first need.
+    sentence passages (or a function that makes them on first need), for dense scores from
+    passages; ``units`` gives the cl100k token units of the whole document (what budgets count)
+    and ``rendered`` its rendered page text (where evidence copied from the page is found), each
+    computed on first need; ``words``, the document's words as BM25 reads them.
     """
 
     def __init__(
@@ -46,9 +48,10 @@ class Retriever:
         *,
         chunks: Sequence[Chunk],
         embedder: Embedder | None = None,
-        passages: Sequence[Chunk] | None = None,
+        passages: Sequence[Chunk] | Callable[[], Sequence[Chunk]] | None = None,
         units: Callable[[], Units] | None = None,
         rendered: Callable[[], Rendered | None] | None = None,
+        words: Callable[[], Words | None] | None = None,
     ) -> None:
         self.doc = doc
         self.config = config
@@ -62,6 +65,7 @@ class Retriever:
             dense=config.dense,
             passages=passages,
             context_header=config.context_header,
+            words=words,
         )
         self._units_of = units
         self._units: Units | None = None

@@ -26,7 +26,7 @@ title and headings standing for the context an LLM would write. What is displaye
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from explorer.chunking.measures import Units
     from explorer.progress import Progress
     from explorer.retrieval.embeddings import Embedder, Vectors
+    from explorer.retrieval.words import Words
 
 PASSAGE_TOKENS = 64
 """Passages are the document's sentences packed to at most this many cl100k tokens (inside one
@@ -135,8 +136,12 @@ class ScoringInputs:
     first need) and the dense vectors (embedded on first need, through a cached embedder).
 
     With ``dense="passages"`` (needs ``doc``), dense scores come from the document's passages
-    (``passages``, when already made for it); with ``"chunks"``, from each chunk's own text. BM25
-    always indexes the chunks. ``context_header`` (:data:`~explorer.config.CONTEXT_HEADERS`,
+    (``passages``, or a function that makes them, when the workspace has them for it; read on
+    first need only, as are the texts embedded: BM25 alone never reads them); with
+    ``"chunks"``, from each chunk's own text. BM25
+    always indexes the chunks, tokenised from the document's ``words`` (a function giving
+    :class:`~explorer.retrieval.words.Words`, when the workspace has them) where it can.
+    ``context_header`` (:data:`~explorer.config.CONTEXT_HEADERS`,
     needs ``doc``) puts the document's title and heading path before what is embedded, and with
     ``"embed+bm25"`` before what BM25 indexes too.
     """
@@ -149,8 +154,9 @@ class ScoringInputs:
         heading_prefix: bool = False,
         doc: Document | None = None,
         dense: str = "chunks",
-        passages: Sequence[Chunk] | None = None,
+        passages: Sequence[Chunk] | Callable[[], Sequence[Chunk]] | None = None,
         context_header: str = "off",
+        words: Callable[[], Words | None] | None = None,
     ) -> None:
         check_context_header(context_header)
         if context_header != "off" and doc is None:
@@ -174,22 +180,43 @@ class ScoringInputs:
         """What is embedded for each chunk with ``dense="chunks"``."""
         self.dropped = frozenset(i for i, c in enumerate(self.chunks) if "dropped" in c.flags)
         """Chunks a what-if edit dropped (:mod:`explorer.chunking.edits`): never ranked."""
-        self.passages: list[Chunk] = []
-        self._held: list[tuple[int, int]] = []
-        if dense == "passages" and doc is not None:
-            self.passages = (
-                list(passages) if passages is not None else split_passages(doc, PASSAGES)
-            )
-            self._held = passages_of(self.chunks, self.passages)
-        self.dense_texts = (
-            passage_texts(doc, self.passages, heading_prefix=heading_prefix, context=bool(title))
-            if dense == "passages" and doc is not None
-            else self.chunk_texts
-        )
-        """What is sent to the embedding model: the passages' or the chunks' texts."""
+        self._doc = doc
+        self._words = words
+        self._given = passages
+        self._heading_prefix = heading_prefix
+        self._context = bool(title)
+        self._passages: list[Chunk] | None = None
+        self._held: list[tuple[int, int]] | None = None
+        self._dense_texts: list[str] | None = None
         self._vectors: Vectors | None = None
         self._pairs: Vectors | None = None
         self._bm25: Bm25 | None = None
+
+    # what dense scores read is made on first need: BM25 alone never reads it
+    @property
+    def passages(self) -> list[Chunk]:
+        """The document's passages (none with ``dense="chunks"``)."""
+        if self._passages is None:
+            doc = self._doc
+            if self.dense == "passages" and doc is not None:
+                given = self._given() if callable(self._given) else self._given
+                self._passages = list(given) if given is not None else split_passages(doc, PASSAGES)
+            else:
+                self._passages = []
+        return self._passages
+
+    @property
+    def dense_texts(self) -> list[str]:
+        """What is sent to the embedding model: the passages' or the chunks' texts."""
+        if self._dense_texts is None:
+            doc = self._doc
+            if self.dense == "passages" and doc is not None:
+                self._dense_texts = passage_texts(
+                    doc, self.passages, heading_prefix=self._heading_prefix, context=self._context
+                )
+            else:
+                self._dense_texts = self.chunk_texts
+        return self._dense_texts
 
     def vectors(self, *, progress: Progress | None = None) -> Vectors:
         """The dense vectors: one per passage or one per chunk (see ``dense``)."""
@@ -203,13 +230,16 @@ class ScoringInputs:
         """The texts whose vectors score chunk ``index``."""
         if self.dense == "chunks":
             return [self.chunk_texts[index]]
-        lo, hi = self._held[index]
+        lo, hi = self.held[index]
         return self.dense_texts[lo:hi]
 
     @property
     def held(self) -> list[tuple[int, int]]:
         """For each chunk, the range ``[lo, hi)`` of :attr:`passages` it holds (see
         :func:`passages_of`; empty with ``dense="chunks"``)."""
+        if self._held is None:
+            by_passage = self.dense == "passages" and self._doc is not None
+            self._held = passages_of(self.chunks, self.passages) if by_passage else []
         return self._held
 
     def pairs(self) -> Vectors:
@@ -221,7 +251,12 @@ class ScoringInputs:
     def bm25(self) -> Bm25:
         """BM25 over :attr:`texts`, made once."""
         if self._bm25 is None:
-            self._bm25 = Bm25(self.texts)
+            words = self._words() if self._words is not None else None
+            tokens = None
+            if words is not None and self._doc is not None:  # the document's words, found once
+                spans = [(c.start, c.end) for c in self.chunks]
+                tokens = words.tokenized(self._doc.text, spans, self.texts)
+            self._bm25 = Bm25(self.texts, tokens=tokens)
         return self._bm25
 
 
@@ -244,15 +279,19 @@ def pair_vectors(vectors: Vectors) -> Vectors:
 class Bm25:
     """bm25s over the chunk texts: English stop words removed, Snowball-stemmed."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], *, tokens: Any = None) -> None:
+        """``tokens``, when given, are ``texts`` tokenised already as bm25s tokenises them
+        (:meth:`explorer.retrieval.words.Words.tokenized`)."""
         import bm25s
         import Stemmer
 
         self._stemmer = Stemmer.Stemmer("english")
         self._n = len(texts)
-        corpus = bm25s.tokenize(
-            list(texts), stopwords="en", stemmer=self._stemmer, show_progress=False
-        )
+        corpus = tokens
+        if corpus is None:
+            corpus = bm25s.tokenize(
+                list(texts), stopwords="en", stemmer=self._stemmer, show_progress=False
+            )
         self._vocab = corpus.vocab
         self._model: Any = None
         if self._vocab:  # bm25s cannot index a corpus without one word (stop words, numbers)
