@@ -20,7 +20,7 @@ from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
 from explorer.chunking.diagnostics import ISSUES, diagnose
-from explorer.chunking.records import ChunkSettings
+from explorer.chunking.records import Chunk, ChunkSettings
 from explorer.chunking.splitters import split
 from explorer.config import Config
 from explorer.documents.load import load_document, load_path
@@ -144,6 +144,42 @@ def test_opens_on_a_sample_with_every_chunk_highlighted(app: AppTest) -> None:
         "Download manifest (JSON)",
     ]
     assert len(app.get("plotly_chart")) == 2
+
+
+def test_the_chunk_pickers_labels_are_made_once_per_chunking(
+    app: AppTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The picker's labels are made once per document and chunking, not on every run (a long
+    document has tens of thousands): asking a question over the same chunks makes none, a new
+    size makes its own once; the picker shows each chunk's label either way."""
+    from ui import chunk_view, document_view
+
+    made: list[int] = []
+    real = chunk_view.chunk_label
+
+    def counted(chunk: Chunk, **kw: int) -> str:
+        made.append(chunk.index)
+        return real(chunk, **kw)
+
+    monkeypatch.setattr(chunk_view, "chunk_label", counted)
+    document_view._labels.clear()
+
+    def picker() -> list[str]:
+        [box] = [s for s in app.selectbox if s.label == "Selected chunk"]
+        return list(box.options)
+
+    app.run()
+    want = expected_chunks()
+    assert sorted(made) == list(range(len(want)))
+    assert picker() == [real(c) for c in want]
+    made.clear()
+    next(t for t in app.text_input if t.label == "Question").set_value("Can I get a refund?")
+    app.run()
+    assert made == [] and picker() == [real(c) for c in want]
+    app.slider(key="size").set_value(96).run()
+    bigger = expected_chunks(size=96)
+    assert sorted(made) == list(range(len(bigger)))
+    assert picker() == [real(c) for c in bigger]
 
 
 def test_samples_list_has_no_sources_file(app: AppTest) -> None:

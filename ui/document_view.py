@@ -64,6 +64,13 @@ def document_html(
     return render.render_text(_doc, _highlights, window=window)
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _labels(chunking: str, _chunks: Sequence[Chunk]) -> tuple[str, ...]:
+    """Every chunk's label in the picker, made once per document and chunking (``chunking``)
+    for every session and run: a long document's tens of thousands are not made on each."""
+    return tuple(chunk_view.chunk_label(c) for c in _chunks)
+
+
 @st.cache_resource(show_spinner=False)
 def _page_images() -> tuple[Memo[tuple[str, str, int], render_pdf.PageImage], ThreadPoolExecutor]:
     """Drawn pages (the last 96), and one thread that draws the pages next to the one shown."""
@@ -275,7 +282,7 @@ def _document_panel(shown: Shown) -> None:
             options,
             key=picker,
             placeholder="Pick a chunk",
-            format_func=lambda i: chunk_view.chunk_label(chunks[i]),
+            format_func=_labels(f"{doc.key}|{shown.chunking_key}", chunks).__getitem__,
             on_change=_on_pick,
             args=(picker, pages),
         )
