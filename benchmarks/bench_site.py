@@ -229,6 +229,8 @@ def estimate_error(
         if share < 0.05 or left is None or end - t <= 0:
             continue
         error = abs(left - (end - t)) / (end - t)
+        print(f"time left at {share:6.1%}: shown {left:7.1f} s, truth {end - t:7.1f} s, "
+              f"error {error:4.0%}", file=sys.stderr)  # fmt: skip
         if error > worst:
             worst, at = error, share
     return worst, at

@@ -175,10 +175,12 @@ class Workspace:
         self,
         docs_dir: str | Path | None = None,
         documents: Mapping[str, Document] | Iterable[Document] = (),
+        *,
+        recursive: bool = False,
     ) -> Workspace:
         """A workspace with names of its own that shares this one's documents, chunkings,
-        retrievers and vectors."""
-        return Workspace(docs_dir, documents, _shared=self._shared)
+        retrievers and vectors (``recursive``: ``docs_dir``'s subfolders' files are its too)."""
+        return Workspace(docs_dir, documents, recursive=recursive, _shared=self._shared)
 
     def hold(self, documents: int) -> None:
         """Keep at least ``documents`` documents' work: a corpus needs all of its own each run."""

@@ -22,6 +22,7 @@ from explorer.config import CARRY, Config
 from explorer.documents.load import load_path
 from tests.conftest import REPO, SAMPLES
 from ui.lessons import OPENING
+from ui.safe import md_text
 
 assert OPENING is not None, "the app opens on lesson 1"
 START = OPENING.failing
@@ -634,3 +635,35 @@ def test_a_documents_folder_outside_the_allowed_ones_is_refused(folder: str) -> 
     assert not at.exception, [e.value for e in at.exception]
     errors = [e.value for e in at.error if "is not a folder this app may read" in e.value]
     assert errors and "--docs" in errors[0], [e.value for e in at.error]
+
+
+def test_a_folders_questions_match_by_path_else_by_a_unique_file_name(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The documents folder is read as a site: a question names a file by its path below the
+    folder, else by a file name only one file has (run over that file); a file name two
+    files share is left out as ambiguous, naming both, and a name no file has as not there."""
+    refund = (SAMPLES / "refund-policy.md").read_bytes()
+    for path in ("policies/refund-policy.md", "guides/a/setup.md", "guides/b/setup.md"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(refund if "refund" in path else f"# {path}\n".encode())
+    monkeypatch.setenv("CHUNK_EXPLORER_DOCS", str(tmp_path))
+    items = [
+        dict(REFUND, id="by-file-name"),  # refund-policy.md: one file has that name
+        dict(REFUND, id="by-path", doc="policies/refund-policy.md"),
+        dict(REFUND, id="shared-name", doc="setup.md"),
+        dict(REFUND, id="absent", doc="missing.md"),
+    ]
+    at = open_page(
+        query_set=items, eval_source="folder", eval_source_chosen=True, eval_docs_dir=str(tmp_path)
+    )
+    [left_out] = [w.value for w in at.warning if w.value.startswith("Left out")]
+    assert "2 questions about 2 documents" in left_out, left_out
+    assert "setup.md (1 question): ambiguous: 2 files named setup.md" in left_out
+    assert "guides/a/setup.md, guides/b/setup.md" in left_out
+    assert "missing.md (1 question): not in" in left_out
+    assert md_text(str(tmp_path)) in left_out  # the folder as the visitor typed it
+    assert at.button(key="ab_run").label == "Run A and B on 2 questions"
+    at.button(key="ab_run").click().run()
+    assert_ok(at)
+    assert "policies/refund-policy.md" in markdown(at) + "".join(str(d.value) for d in at.dataframe)

@@ -187,6 +187,10 @@ class Unmatched:
         return f"{self.doc} ({n}): {self.reason}"
 
 
+NO_SUCH_DOCUMENT = "no document of the corpus has this path or this file name"
+""":func:`match_document`'s reason when no name comes near."""
+
+
 def _parts(name: str) -> tuple[str, ...]:
     return tuple(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
 
@@ -222,7 +226,7 @@ def match_document(doc: str, names: Sequence[str]) -> tuple[str | None, str]:
         return by_file[0], ""
     if len(by_file) > 1:
         return None, _ambiguous(f"files named {want[-1]}", by_file)
-    return None, "no document of the corpus has this path or this file name"
+    return None, NO_SUCH_DOCUMENT
 
 
 def _ambiguous(what: str, names: Sequence[str]) -> str:

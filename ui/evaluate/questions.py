@@ -12,9 +12,11 @@ from typing import Any
 
 import streamlit as st
 
+from explorer.documents.folder import site_names
 from explorer.documents.model import document_name
 from explorer.errors import DocumentError, ExplorerError, QuerySetError
 from explorer.evaluation.queries import (
+    NO_SUCH_DOCUMENT,
     Query,
     Unmatched,
     documents_named,
@@ -226,17 +228,23 @@ def _over_a_folder(chosen: list[Query]) -> Questions:
     where = (
         f"the documents folder {typed}" if folder is not None else "no documents folder"
     ) + " and the Explore page's uploads"
-    reason = (
+    none = (
         f"not in {typed} nor uploaded on the Explore page in this session"
         if folder is not None
         else "no documents folder is set, and it was not uploaded on the Explore page"
     )
-    missing: dict[str, int] = {}
-    for q in chosen:
-        if q.doc not in uploads and not _in(folder, q.doc):
-            missing[q.doc] = missing.get(q.doc, 0) + 1
-    absent = [Unmatched(d, reason, n) for d, n in sorted(missing.items())]
-    queries = [q for q in chosen if q.doc not in missing]
+    names = list(uploads)
+    if folder is not None and folder.is_dir():
+        try:  # the folder's files by their path in it, read only once a question needs them
+            names += [n for n in site_names(folder)[0] if n not in uploads]
+        except DocumentError as exc:
+            folder_problem = str(exc)
+    # by path, else by a unique file name, as the corpus matches (a name that climbs out of the
+    # folder can only stand for one of its own files)
+    queries, unmatched = match_documents(chosen, names)
+    absent = [
+        replace(u, reason=none if u.reason == NO_SUCH_DOCUMENT else u.reason) for u in unmatched
+    ]
     ws: Workspace | None = None
     problem: str | None = None
     try:  # the folder's files and the session's uploads, over the session's workspace
@@ -247,20 +255,11 @@ def _over_a_folder(chosen: list[Query]) -> Questions:
                 name: session.load(data, name=file_name)
                 for name, (file_name, _sha, data) in uploads.items()
             },
+            recursive=True,  # every file below it, named by its path, as it was matched
         )
     except ExplorerError as exc:
         problem = f"an uploaded document cannot be read again ({exc})"
     return Questions(queries, ws, folder, [], uploads, problem, folder_problem, absent, where=where)
-
-
-def _in(folder: Path | None, name: str) -> bool:
-    """The document is a file inside the documents folder (a name reaching out of it is not)."""
-    if folder is None or not folder.is_dir():
-        return False
-    try:
-        return Workspace(folder).inside(name).is_file()
-    except QuerySetError:
-        return False
 
 
 def problems(questions: Questions) -> None:
