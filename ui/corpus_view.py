@@ -144,16 +144,6 @@ def page_of(
     return list(rows[(page - 1) * per_page : page * per_page])
 
 
-def short_name(name: str, width: int = 38) -> str:
-    """``name`` within ``width`` characters for a chart's axis: its first 10 characters and its
-    end (where a site's names differ: the page's folder and file), an ellipsis between; the
-    full name goes in the hover."""
-    if len(name) <= width:
-        return name
-    head = min(10, width // 3)
-    return f"{name[:head]}…{name[-(width - head - 1) :]}"
-
-
 @dataclass(frozen=True)
 class DocumentHits:
     """The hits of one document, best first, and what the evidence found there."""

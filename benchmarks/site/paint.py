@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 from tests.browser_util import CHROMIUM, CHROMIUM_ARGS, _wait_healthy, free_port  # noqa: E402
 
 OVERVIEW_APP = Path(__file__).resolve().parent / "overview_app.py"
+FLOOR_APP = Path(__file__).resolve().parent / "floor_app.py"
 SIZES = ((1280, 800), (1500, 1000))
 WARM_TIMEOUT_MS = 3_600_000  # reading and chunking 10,000 pages on a busy 2-core machine
 RUN_TIMEOUT_MS = 600_000
@@ -66,7 +67,17 @@ class Run:
     """Elements on the page."""
 
 
-def timed_page(browser: object, url: str, size: tuple[int, int], *, ask: bool, shot: Path) -> Run:
+def bars_of(code: Path) -> str:
+    """Where a checkout draws the overview's bars, as a selector: a plotly chart below the table
+    (checkouts before the bars moved into the table), or the table's own canvas."""
+    overview = code / "ui" / "corpus" / "overview.py"
+    charted = overview.is_file() and "st.plotly_chart" in overview.read_text(encoding="utf-8")
+    return ".js-plotly-plot .bars path" if charted else "[data-testid='stDataFrame'] canvas"
+
+
+def timed_page(
+    browser: object, url: str, size: tuple[int, int], *, ask: bool, shot: Path, bars: str
+) -> Run:
     page = browser.new_page(viewport={"width": size[0], "height": size[1]})  # type: ignore[attr-defined]
     sent: list[int] = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda data: sent.append(len(data))))
@@ -78,7 +89,7 @@ def timed_page(browser: object, url: str, size: tuple[int, int], *, ask: bool, s
         asked = time.perf_counter() - started
     page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=RUN_TIMEOUT_MS)
     table = time.perf_counter() - started
-    page.locator(".js-plotly-plot .bars path").first.wait_for(timeout=RUN_TIMEOUT_MS)
+    page.locator(bars).first.wait_for(timeout=RUN_TIMEOUT_MS)
     painted = time.perf_counter() - started
     page.wait_for_timeout(1500)  # what comes after the paint (the run's end) is counted too
     elements = page.locator("[data-testid='stElementContainer']").count()
@@ -89,10 +100,10 @@ def timed_page(browser: object, url: str, size: tuple[int, int], *, ask: bool, s
 
 
 def measure(
-    code: Path, tag: str, site: Path, *, real: bool, runs: int
+    code: Path, tag: str, site: Path, *, real: bool, runs: int, script: Path = OVERVIEW_APP
 ) -> tuple[list[Run], list[float]]:
-    """``runs`` first paints of the real Corpus page (``real``) or of the overview alone, with
-    the server's rerun times (ms) when the checkout writes them."""
+    """``runs`` first paints of the real Corpus page (``real``) or of ``script`` (the overview
+    alone, or the floor), with the server's rerun times (ms) when the checkout writes them."""
     from playwright.sync_api import sync_playwright
 
     port = free_port()
@@ -105,12 +116,14 @@ def measure(
         "CHUNK_EXPLORER_TIMINGS": str(timings),
         "OVERVIEW_SITE": str(site),
     }
-    script = "app.py" if real else str(OVERVIEW_APP)
-    cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+    bars = bars_of(code) if script != FLOOR_APP else "[data-testid='stDataFrame'] canvas"
+    floor = script == FLOOR_APP
+    script = Path("app.py") if real else script
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
            "--server.headless", "true", "--browser.gatherUsageStats", "false",
            *(["--", "--docs", str(site)] if real else [])]  # fmt: skip
     page_url = f"{url}/corpus" if real else url
-    kind = "page" if real else "overview"
+    kind = "page" if real else "floor" if floor else "overview"
     with subprocess.Popen(cmd, cwd=code, env=env, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL) as proc:  # fmt: skip
         try:
@@ -120,7 +133,7 @@ def measure(
                 warm = browser.new_page()
                 warm.goto(page_url)
                 warm.locator("[data-testid='stDataFrame']").first.wait_for(timeout=WARM_TIMEOUT_MS)
-                warm.locator(".js-plotly-plot .bars path").first.wait_for(timeout=RUN_TIMEOUT_MS)
+                warm.locator(bars).first.wait_for(timeout=RUN_TIMEOUT_MS)
                 warm.wait_for_timeout(2000)
                 warm.close()
                 done = len(_reruns(timings))
@@ -128,7 +141,9 @@ def measure(
                 for n in range(runs):
                     size = SIZES[n % len(SIZES)]
                     shot = ROOT / "artifacts" / f"{kind}-10k-{tag}-{size[0]}x{size[1]}.png"
-                    got.append(timed_page(browser, page_url, size, ask=real, shot=shot))
+                    got.append(
+                        timed_page(browser, page_url, size, ask=real or floor, shot=shot, bars=bars)
+                    )
                 browser.close()
             return got, _reruns(timings)[done:]
         finally:
@@ -155,6 +170,9 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=10_000)
     parser.add_argument("--site", help="where the generated pages are kept (default: a temp dir)")
     parser.add_argument("--overview", action="store_true", help="the overview alone too")
+    parser.add_argument(
+        "--floor", action="store_true", help="a bare Streamlit page of one table too (the floor)"
+    )
     parser.add_argument("--no-this", action="store_true", help="only the --base checkouts")
     args = parser.parse_args()
     site = (
@@ -164,15 +182,18 @@ def main() -> None:
     checkouts = {} if args.no_this else {"this checkout": ROOT}
     checkouts.update({Path(b).name: Path(b).resolve() for b in args.base})
     print(f"{args.pages:,} pages; load average {os.getloadavg()[0]:.1f}", flush=True)
-    for real in (True, False) if args.overview else (True,):
-        for label, code in checkouts.items():
+    kinds = [("Corpus page", True, OVERVIEW_APP)]
+    kinds += [("overview alone", False, OVERVIEW_APP)] if args.overview else []
+    kinds += [("floor: one table, no document", False, FLOOR_APP)] if args.floor else []
+    for what, real, script in kinds:
+        for label, code in checkouts.items() if script != FLOOR_APP else [("-", ROOT)]:
             tag = "this" if code == ROOT else label
-            runs, reruns = measure(code, tag, site, real=real, runs=args.runs)
-            what = "Corpus page" if real else "overview alone"
+            runs, reruns = measure(code, tag, site, real=real, runs=args.runs, script=script)
             each = ", ".join(f"{r.painted:.2f}" for r in runs)
+            asked = _median([r.ask for r in runs]) if runs[0].ask else "—"
             print(
                 f"{what}, {label}: first paint median {_median([r.painted for r in runs])} s "
-                f"({each}); Ask the corpus {_median([r.ask for r in runs]) if real else '—'} s; "
+                f"({each}); Ask the corpus {asked} s; "
                 f"table {_median([r.table for r in runs])} s; "
                 f"server run {_median([ms / 1000 for ms in reruns])} s; "
                 f"websocket {statistics.median([r.sent for r in runs]):,.0f} bytes; "

@@ -1,15 +1,15 @@
 """The Corpus page's overview, for a corpus of ten documents or ten thousand: the corpus's figures,
 then its documents a page of rows at a time — found by name, the problems first (text no
 question of the query set reaches, flagged chunks, tables cut from their header) — as a table
-the page's width (names whole) and, below it, the same rows' chunks (flagged ones apart) as a
-stacked bar."""
+the page's width, names whole, each row's chunks and flagged chunks drawn as bars on one scale in
+the table itself (no chart library to load before the page is read: a site's overview paints as
+soon as its table does)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from explorer.chunking.diagnostics import Diagnosis
@@ -18,7 +18,7 @@ from explorer.documents.model import Document
 from explorer.evaluation.reach import DocumentReach
 from ui import corpus_view
 from ui.answers import n_of
-from ui.safe import md_text, plot_text
+from ui.safe import md_text
 
 
 def draw(
@@ -73,13 +73,28 @@ def draw(
         f"Documents {first:,}–{first + len(part) - 1:,} of {n_of(len(shown), 'document')}"
         f"{found}, {order}; one row per document (its own chunks and flags)."
     )
+    most = max((int(r["chunks"]) for r in part), default=0) or 1  # one scale for both bars
     st.dataframe(
         [{k: v for k, v in r.items() if not k.startswith("_")} for r in part],
         hide_index=True,
         key="cp_overview",
-        column_config={"document": st.column_config.TextColumn("document", width="large")},
+        column_config={
+            "document": st.column_config.TextColumn("document", width="large"),
+            **{
+                name: st.column_config.ProgressColumn(
+                    name, min_value=0, max_value=most, format="%d", color=color, help=what
+                )
+                for name, color, what in BARS
+            },
+        },
     )
-    st.plotly_chart(figure(part), key="cp_overview_plot")
+
+
+BARS = (
+    ("chunks", "blue", "The document's chunks; the bar is on one scale for the page's rows."),
+    ("flagged", "red", "Its chunks with an issue (see the Explore page), on the same scale."),
+)
+"""The overview's columns drawn as bars: name, colour, what the header's help says."""
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -96,47 +111,3 @@ def _rows(
 
 def _first() -> None:
     st.session_state.cp_ov_page = 1
-
-
-def figure(rows: Sequence[Mapping[str, Any]]) -> go.Figure:
-    """Each row's chunks as a bar, flagged ones apart; names kept readable on the axis (start
-    and file name) and whole in the hover."""
-    names = [str(r["document"]) for r in rows]
-    whole = [plot_text(n, width=10_000, lines=1) for n in names]  # plotly reads markup in its texts
-    where = list(range(len(rows)))
-    hover = "%{customdata}<br>%{x} %{fullData.name} chunks<extra></extra>"
-    figure = go.Figure(
-        [
-            go.Bar(
-                y=where,
-                x=[r["chunks"] - r["flagged"] for r in rows],
-                name="not flagged",
-                orientation="h",
-                marker_color="#4e79a7",
-                customdata=whole,
-                hovertemplate=hover,
-            ),
-            go.Bar(
-                y=where,
-                x=[r["flagged"] for r in rows],
-                name="flagged",
-                orientation="h",
-                marker_color="#e15759",
-                customdata=whole,
-                hovertemplate=hover,
-            ),
-        ]
-    )
-    figure.update_layout(
-        barmode="stack",
-        height=max(180, 18 * len(rows) + 90),
-        margin={"l": 0, "r": 0, "t": 30, "b": 0},
-        yaxis={
-            "autorange": "reversed",
-            "tickvals": where,
-            "ticktext": [plot_text(corpus_view.short_name(n), width=200, lines=1) for n in names],
-        },
-        xaxis_title="chunks",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0},
-    )
-    return figure
