@@ -328,3 +328,36 @@ def test_a_document_in_a_subfolder_keeps_its_path_and_eval_finds_it(tmp_path: Pa
     assert (code, err) == (0, ""), err
     report = json.loads(printed)
     assert report["documents"] == ["guides/policy.md"] and report["counts"]["queries"] == 2
+
+
+def test_a_site_page_named_by_its_file_name_alone_converts_to_its_path(tmp_path: Path) -> None:
+    """``convert`` reads the folder as a site, as eval and the app match a set's names: a name
+    that is no file there stands for the one file below it with that name (and the set names
+    it by its path); a file name two pages share is one line naming both, and nothing is
+    written."""
+    docs = tmp_path / "docs"
+    for path, text in (
+        ("guides/policy.md", "# Refunds\n\nRefunds are available within seven days.\n"),
+        ("a/setup.md", "# Setup A\n\nRun it.\n"),
+        ("b/setup.md", "# Setup B\n\nRun it too.\n"),
+    ):
+        (docs / path).parent.mkdir(parents=True, exist_ok=True)
+        (docs / path).write_text(text, encoding="utf-8")
+    src = tmp_path / "set.jsonl"
+    src.write_text(
+        json.dumps({"question": "How long?", "doc": "policy.md", "evidence": ["seven days"]})
+        + "\n",
+        encoding="utf-8",
+    )
+    [item] = convert_jsonl(src, docs).items
+    at = (docs / "guides/policy.md").read_text(encoding="utf-8").index("seven days")
+    assert item["doc"] == "guides/policy.md" and item["spans"] == [[at, at + len("seven days")]]
+    src.write_text(
+        json.dumps({"question": "Setup?", "doc": "setup.md", "evidence": ["Run it"]}) + "\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "q.json"
+    code, _, err = run("convert", "jsonl", str(src), str(docs), "--out", str(out))
+    assert code == 2 and not out.exists()
+    assert "ambiguous: 2 files named setup.md (a/setup.md, b/setup.md)" in err, err
+    assert len(err.strip().splitlines()) == 1

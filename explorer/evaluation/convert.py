@@ -33,8 +33,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from explorer.documents.folder import site_names
 from explorer.documents.model import SUPPORTED_SUFFIXES, Document
-from explorer.errors import ExplorerError, JSONTextError, QuerySetError
+from explorer.errors import DocumentError, ExplorerError, JSONTextError, QuerySetError
+from explorer.evaluation.queries import match_document
 from explorer.jsontext import loads_bounded
 from explorer.workspace import Workspace
 
@@ -75,6 +77,23 @@ class _Texts:
         self.suffixes = tuple(suffixes)
         self._texts: dict[str, tuple[str, str]] = {}
         self._folder = Workspace(folder)
+        self._names: tuple[str, ...] | None = None
+
+    def _found(self, name: str, inside: Path) -> Path:
+        """The file ``name`` stands for: ``inside`` when it is one, else the one file below the
+        folder that :func:`~explorer.evaluation.queries.match_document` matches (a site's page
+        named by its file name alone), as eval and the app match a set's names."""
+        if inside.is_file() or Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
+            return inside
+        if self._names is None:
+            try:
+                self._names = site_names(self.folder)[0]
+            except DocumentError:
+                self._names = ()
+        match, reason = match_document(name, self._names)
+        if match is None:
+            raise _Bad(f"document {name!r} is not a file in {self.folder}: {reason}")
+        return self._folder.inside(match)
 
     def get(self, name: str) -> tuple[str, str]:
         """(the file's path inside the folder, its text) for ``name`` (with ``suffixes``: a
@@ -90,12 +109,14 @@ class _Texts:
             inside = self._folder.inside(name)
         except QuerySetError as exc:
             raise _Bad(str(exc)) from None
+        inside = self._found(name, inside)
         if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES or not inside.is_file():
             raise _Bad(f"document {name!r} is not a file in {self.folder}")
         assert self._folder.docs_dir is not None
+        found = inside.relative_to(self._folder.docs_dir).as_posix()
         try:
             # its path inside the folder, as eval looks it up (a file in a subfolder keeps it)
-            return inside.relative_to(self._folder.docs_dir).as_posix(), self._folder.document(name)
+            return found, self._folder.document(found)
         except ExplorerError as exc:
             raise _Bad(str(exc)) from None
 
@@ -111,7 +132,7 @@ class _Texts:
                 looked = ", ".join(p.name for p in tried)
                 raise _Bad(f"corpus {name!r} has no file in {self.folder} (looked for {looked})")
         else:
-            path = inside
+            path = self._found(name, inside)
             if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES or not path.is_file():
                 raise _Bad(f"document {name!r} is not a file in {self.folder}")
         if Path(path).suffix.lower() == ".pdf":
