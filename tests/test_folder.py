@@ -3,6 +3,7 @@ listed with the loaders' own reason, and duplicates (by bytes or by text) name w
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -163,13 +164,26 @@ def test_a_list_of_paths_mixes_files_and_folders_and_refuses_a_second_name(
     ]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file whatever its mode")
-def test_a_file_without_read_permission_is_skipped(tmp_path: Path) -> None:  # pragma: no cover
+def test_a_file_without_read_permission_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     locked = tmp_path / "locked.md"
     locked.write_text("# Locked\n")
     locked.chmod(0)
-    [skip] = load_folder(tmp_path).skipped
+    if os.geteuid() == 0:  # root reads every file whatever its mode: the kernel's answer to others
+        read = Path.read_bytes
+
+        def refused(path: Path) -> bytes:
+            if path.name == "locked.md":
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+            return read(path)
+
+        monkeypatch.setattr(Path, "read_bytes", refused)
+    (tmp_path / "open.md").write_text("# Open\n")
+    loaded = load_folder(tmp_path)
+    [skip] = loaded.skipped
     assert skip.reason == "locked.md: cannot be read (Permission denied)"
+    assert loaded.names == ("open.md",)
 
 
 def test_a_folder_that_is_not_there_raises_and_an_empty_one_loads_nothing(
