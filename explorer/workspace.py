@@ -246,7 +246,13 @@ class Workspace:
 
     def folder_is_read(self, folder: str | Path, *, recursive: bool = False) -> bool:
         """Whether :meth:`load_folder` has the folder as it is now (nothing would be read)."""
-        return self._shared.folders.peek(folder_key(Path(folder), recursive=recursive)) is not None
+        return self.folder_read(folder, recursive=recursive) is not None
+
+    def folder_read(self, folder: str | Path, *, recursive: bool = False) -> Loaded | None:
+        """What :meth:`load_folder` gives for the folder as it is now when that reads nothing
+        (``None``: it would read): one look at the folder's files, where asking whether it is
+        read and then loading it takes two (a site's 10,000 files take about 0.6 s a look)."""
+        return self._shared.folders.peek(folder_key(Path(folder), recursive=recursive))
 
     def load_paths(self, paths: Iterable[str | Path], *, recursive: bool = False) -> Loaded:
         """Files and folders, as :func:`explorer.documents.load_paths`, each file parsed once."""

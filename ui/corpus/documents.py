@@ -153,9 +153,8 @@ def gather(ws: Workspace) -> Gathered:
         try:
             folder = allowed_folder(state.cp_folder)
             inside = bool(state.get("cp_folder_inside", True))
-            if ws.folder_is_read(folder, recursive=inside):
-                loaded = ws.load_folder(folder, recursive=inside)
-            else:  # a documentation site's folder takes a while: a bar, and Cancel
+            loaded = ws.folder_read(folder, recursive=inside)  # its files looked at once a run
+            if loaded is None:  # a documentation site's folder takes a while: a bar, and Cancel
                 loaded = widgets.cancellable(
                     f"Reading the folder {folder.name or folder}",
                     lambda progress: ws.load_folder(folder, recursive=inside, progress=progress),
