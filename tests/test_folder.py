@@ -312,3 +312,40 @@ def test_the_projects_own_folders_follow_the_links_the_project_made(tmp_path: Pa
     (tmp_path / "refund-policy.md").symlink_to(link)  # the same link, in someone else's folder
     assert leaves_folder(tmp_path / "refund-policy.md", tmp_path)
     assert load_folder(tmp_path).names == ()
+
+
+def test_a_folders_listing_is_its_files_as_load_folder_walks_them(tmp_path: Path) -> None:
+    """The listing a folder's reading is cached on names every regular file load_folder would
+    consider, by its path, with its size and time (a link to a file through the link; dot
+    names, links to folders and broken links left out), and nothing else: a file rewritten in
+    a folder inside changes it, a file in a dot folder does not."""
+    import stat
+
+    from explorer.documents.folder import _walk, listing
+    from explorer.documents.model import sha256_of
+
+    def expected(path: Path, recursive: bool) -> str:  # the files as _walk yields them
+        entries = []
+        for relative, problem in _walk(path, recursive=recursive):
+            try:
+                info = (path / relative).stat()
+            except OSError:
+                continue
+            if problem is None and stat.S_ISREG(info.st_mode):
+                entries.append((relative.as_posix(), info.st_size, info.st_mtime_ns))
+        return sha256_of(repr(sorted(entries)).encode("utf-8", "surrogateescape"))
+
+    for name in ("a.md", "guides/b.md", "guides/deep/c.txt", ".hidden/d.md", "guides/.e.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(f"# {name}\n", encoding="utf-8")
+    (tmp_path / "link.md").symlink_to(tmp_path / "a.md")
+    (tmp_path / "folder-link").symlink_to(tmp_path / "guides", target_is_directory=True)
+    (tmp_path / "broken.md").symlink_to(tmp_path / "missing.md")
+    for recursive in (True, False):
+        assert listing(tmp_path, recursive=recursive) == expected(tmp_path, recursive)
+    before = listing(tmp_path, recursive=True)
+    (tmp_path / ".hidden" / "d.md").write_text("# changed\n", encoding="utf-8")
+    assert listing(tmp_path, recursive=True) == before
+    (tmp_path / "guides" / "deep" / "c.txt").write_text("rewritten, longer\n", encoding="utf-8")
+    assert listing(tmp_path, recursive=True) != before
+    assert listing(tmp_path / "nowhere") == ""
