@@ -631,15 +631,15 @@ def test_a_folder_read_once_is_read_again_when_a_file_changes(tmp_path: Path) ->
 
     ws = Workspace()
     (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
-    assert not ws.folder_is_read(tmp_path)
+    assert ws.folder_read(tmp_path) is None
     assert ws.load_folder(tmp_path).names == ("a.md",)
-    assert ws.folder_is_read(tmp_path)
+    assert ws.folder_read(tmp_path) is not None
     (tmp_path / "a.md").write_text("# A, rewritten\n", encoding="utf-8")
     os.utime(tmp_path / "a.md", ns=(1, 1))
-    assert not ws.folder_is_read(tmp_path)
+    assert ws.folder_read(tmp_path) is None
     assert "rewritten" in ws.load_folder(tmp_path).documents[0].text
     (tmp_path / "b.md").write_text("# B\n", encoding="utf-8")
-    assert not ws.folder_is_read(tmp_path)
+    assert ws.folder_read(tmp_path) is None
     assert ws.load_folder(tmp_path).names == ("a.md", "b.md")
 
 
