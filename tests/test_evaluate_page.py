@@ -667,3 +667,37 @@ def test_a_folders_questions_match_by_path_else_by_a_unique_file_name(
     at.button(key="ab_run").click().run()
     assert_ok(at)
     assert "policies/refund-policy.md" in markdown(at) + "".join(str(d.value) for d in at.dataframe)
+
+
+def test_a_folder_that_cannot_be_listed_is_one_error_naming_it_as_typed(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A documents folder that exists but cannot be listed is one error that names it as the
+    visitor typed it, never by the server's path."""
+    import os
+
+    served = tmp_path / "site"
+    (served / "guides").mkdir(parents=True)
+    (served / "guides" / "refund-policy.md").write_bytes(
+        (SAMPLES / "refund-policy.md").read_bytes()
+    )
+    monkeypatch.setenv("CHUNK_EXPLORER_DOCS", str(served))
+    typed = os.path.relpath(served, REPO)  # relative to the app's folder, as a visitor may type
+    scandir = os.scandir
+
+    def refused(path: Any = ".") -> Any:
+        if os.fspath(path) == str(served):
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refused)
+    at = AppTest.from_file(APP, default_timeout=120)
+    state = {"query_set": [REFUND], "eval_source": "folder", "eval_source_chosen": True}
+    for key, value in (QUICK | state | {"eval_docs_dir": typed}).items():
+        at.session_state[key] = value
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = " ".join(e.value for e in [*at.error, *at.warning])
+    assert f"The documents folder {md_text(typed)} cannot be read" in shown, shown
+    rest = shown.replace(md_text(typed), "")  # the typed path holds the server's as its tail
+    assert str(served) not in rest and md_text(str(served)) not in rest

@@ -237,8 +237,8 @@ def _over_a_folder(chosen: list[Query]) -> Questions:
     if folder is not None and folder.is_dir():
         try:  # the folder's files by their path in it, read only once a question needs them
             names += [n for n in site_names(folder)[0] if n not in uploads]
-        except DocumentError as exc:
-            folder_problem = str(exc)
+        except DocumentError:  # its message names the server's path: this one what was typed
+            folder_problem = f"The documents folder {typed} cannot be read; no question runs on it."
     # by path, else by a unique file name, as the corpus matches (a name that climbs out of the
     # folder can only stand for one of its own files)
     queries, unmatched = match_documents(chosen, names)
