@@ -16,7 +16,7 @@ recursive splitter (at 128 cl100k tokens for (a); at 80 for (b), since the corpu
     compared. Target: the pipeline at 0.9× the raw throughput or better. ``encode`` sorts its
     input by length before batching, so each batch is padded little; ``Embedder.embed`` cuts
     batches of 32 in the order it is given. The app therefore embeds through
-    ``Embedder.embed`` (missing texts embedded longest first, as ``encode`` does),
+    ``Embedder.embed`` (missing texts cut into batches of similar lengths, as ``encode`` does),
     the third row.
 (b) Query time with the chunk vectors cached: ``--chunks`` chunks are embedded once, then each
     of ``--queries`` questions (from ``queries/boundary-questions.json``, each new to the

@@ -9,8 +9,9 @@ Three steps, each a plain piece of Ray Data:
    (``map_batches`` over the documents), which returns the texts its retriever embeds.
 2. **Drop what is there** (the driver): the texts in document order, each once, less those the
    lasting index holds already (:meth:`~explorer.retrieval.embeddings.Embedder.prefetch`), are
-   sorted longest first and cut into the batches of :data:`~explorer.retrieval.embeddings.BATCH`
-   the single process would send the model. A rerun embeds only what is missing.
+   cut into the batches of :data:`~explorer.retrieval.embeddings.BATCH` the single process
+   would send the model, in its order (:func:`~explorer.retrieval.embeddings.encoding_order`).
+   A rerun embeds only what is missing.
 3. **Embed** (an actor pool): ``map_batches(Embed, concurrency=workers)``; each actor loads the
    model once (the bundled folder, hash-checked) and embeds each batch as the single process
    does, so every vector is the single process's, bit for bit.
@@ -311,7 +312,7 @@ def ray_index(
     nobody answers at ``address`` or a worker fails (what was written is kept: run again), and
     what ``fill_index`` raises for a configuration with nothing to embed, no lasting index or
     one too small."""
-    from explorer.retrieval.embeddings import BATCH, URGENT, cores
+    from explorer.retrieval.embeddings import BATCH, URGENT, cores, encoding_order
 
     if not config.needs_model:
         raise SettingsError(
@@ -387,8 +388,8 @@ def ray_index(
         already = len(texts) - len(todo)
         embedding_seconds = write_seconds = 0.0
         if todo:
-            # the single process's batches: longest first, BATCH at a time
-            ordered = sorted(todo, key=len, reverse=True)
+            # the single process's batches, in its order (encoding_order), BATCH at a time
+            ordered = encoding_order(todo)
             groups = [ordered[i : i + BATCH] for i in range(0, len(ordered), BATCH)]
             note = f"embedding on {n_workers} Ray worker{'s' if n_workers > 1 else ''}"
             progress(CHUNK_SHARE, f"{note}: loading the model")

@@ -246,8 +246,8 @@ def embed_texts(
     """Embed ``texts`` (those not in memory) in one run, with ``progress`` at each batch: the
     share of the work done, and a note with the counts, the rate and the time left, estimated
     from the work done a second so far (:func:`~explorer.retrieval.embeddings.encoding_costs`:
-    the embedder takes the longest texts first, so counting texts would overestimate the time
-    left at the start). Vectors reach the lasting index batch by batch. Returns the run's
+    its first batch is its longest, so counting texts would overestimate the time left at the
+    start). Vectors reach the lasting index batch by batch. Returns the run's
     :class:`~explorer.progress.Rate` (its :meth:`~explorer.progress.Rate.elapsed` is the
     embedding's time)."""
     ordered, rate = embedding_rate(emb, texts, clock=clock)

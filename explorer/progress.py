@@ -33,8 +33,11 @@ def duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-PRIOR_BATCHES = 10
-"""How many batches' weight a :class:`Rate`'s ``batch_cost`` has against the run's own steps."""
+PRIOR_BATCHES = 8
+"""How many batches' weight a :class:`Rate`'s ``batch_cost`` has against the run's own steps
+(tests/test_embedding_estimate.py's two simulated machines pull it opposite ways: an idle one
+with long texts wants it heavy, at its first steps; a loaded one, whose batches cost far more
+than the prior says, light; both hold at 8, with little to spare)."""
 
 
 class Rate:
@@ -48,7 +51,7 @@ class Rate:
 
     With ``work`` (one cost per item, in the order the items are done), the time left is the
     work still to do at the work done a second so far: a run whose first items cost more than
-    its last (the embedder takes the longest texts first) is not read as a slow run.
+    its last (the embedder's first batch is its longest) is not read as a slow run.
 
     With ``batch`` too (the items are done ``batch`` at a time, and each batch costs something
     whatever its items), the time left is learnt from the run's own batches: each step the

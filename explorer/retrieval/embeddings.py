@@ -47,9 +47,11 @@ a long-running app shared by many people stays bounded."""
 WINDOW_CHARS = 1_200
 """About the characters of English text the model's window (256 word pieces) holds: a longer text
 is cut there, so it costs no more than that."""
-TEXT_COST = 100
-"""What encoding one text costs beside its padded length, in characters (measured on 2 cores:
-a batch of 32 texts takes about a + b × its longest text, a ≈ 100 characters' worth)."""
+TEXT_COST = 20
+"""What encoding one text costs beside its padded length, in characters. Measured on 2 idle cores
+(the issue-37 replays, :mod:`benchmarks.bench_estimate`): a batch of 32 takes about 1.5 ms a text
+at 23 characters and 11 ms a text at 272, about ``b × (longest + 16)``; 20 is what the replays of
+the site and undici's documents read best, and npm's (kept aside) confirmed it."""
 BATCH_COST = 600
 """What encoding one batch costs whatever its texts, in characters, before the run has measured
 it: the model's layers run once per batch, and on busy cores each run waits for its threads
@@ -59,10 +61,24 @@ quiet machine next to nothing). The time left learns the run's own from its batc
 
 
 def encoding_order(texts: Sequence[str]) -> list[str]:
-    """The distinct ``texts`` in the order :meth:`Embedder.embed` encodes them: longest first,
-    since a batch pads its texts to its longest, so batches of similar lengths waste least
-    (what SentenceTransformer.encode does itself)."""
-    return sorted(dict.fromkeys(texts), key=len, reverse=True)
+    """The distinct ``texts`` in the order :meth:`Embedder.embed` encodes them, batch by batch
+    (:data:`BATCH` at a time): cut into batches of similar lengths (sorted longest first, as
+    SentenceTransformer.encode does, since a batch pads its texts to its longest), and the
+    batches taken spread over the lengths (:func:`spread`; the one short batch last), so the
+    work done at any point is a sample of the whole run and its pace tells the time left.
+    Longest first all the way, the first minute would be the slowest and every estimate high.
+    The same texts give the same batches in the same order, however they come."""
+    ordered = sorted(dict.fromkeys(texts), key=lambda t: (-len(t), t))
+    full = len(ordered) // BATCH
+    out = [t for b in spread(full) for t in ordered[b * BATCH : (b + 1) * BATCH]]
+    return out + ordered[full * BATCH :]
+
+
+def spread(n: int) -> list[int]:
+    """``range(n)`` in bit-reversed order (0, n/2, n/4, 3n/4, …): every prefix covers the range
+    evenly, so the first tenth of the batches holds long, middling and short ones alike."""
+    bits = max(n - 1, 0).bit_length()
+    return sorted(range(n), key=lambda i: int(f"{i:0{bits}b}"[::-1] or "0", 2))
 
 
 def encoding_costs(ordered: Sequence[str]) -> list[float]:
