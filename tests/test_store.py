@@ -10,6 +10,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -232,6 +233,26 @@ def test_two_processes_making_a_new_store_at_once(tmp_path: Path) -> None:
     assert [p.exitcode for p in procs] == [0, 0]
     with Store(tmp_path) as store:
         assert store.stats().rows == 75
+
+
+def test_a_new_file_another_connection_is_writing_is_waited_for_not_refused(tmp_path: Path) -> None:
+    # what two processes making one new store at once meet: the other holds the file's write
+    # lock while this one turns it to WAL, and SQLite refuses that at once, whatever the busy
+    # timeout ("database is locked"); the store tries again until its timeout
+    other = sqlite3.connect(tmp_path / FILENAME, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("CREATE TABLE scratch (a)")
+    releaser = threading.Timer(0.5, lambda: other.execute("ROLLBACK"))
+    releaser.start()
+    started = time.monotonic()
+    try:
+        with Store(tmp_path, timeout=10) as store:
+            store.put(MODEL, {"text": vec(1)})
+            assert store.stats().rows == 1
+    finally:
+        releaser.join()
+        other.close()
+    assert 0.4 < time.monotonic() - started < 10
 
 
 # --------------------------------------------------------------------------- damaged, unusable

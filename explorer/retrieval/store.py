@@ -448,38 +448,30 @@ class Store:
         return db
 
     def _connect(self) -> sqlite3.Connection:
-        try:
-            db = sqlite3.connect(
-                self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
-            )
-        except sqlite3.Error as exc:
-            raise self._unusable(exc) from None
-        try:
-            db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-            (version,) = db.execute("PRAGMA user_version").fetchone()
-            if version > SCHEMA:
-                raise EmbeddingError(
-                    f"the embedding cache {self.path} was written by a newer chunk-explorer "
-                    f"(format {version}); upgrade, or give another --cache-dir"
+        """A connection of this thread's, the file made or checked. Two processes making one new
+        file at once both turn it to WAL, and SQLite refuses one of them at once ("database is
+        locked", without waiting: each holds what the other needs); that one tries again, within
+        :attr:`timeout`."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                db = sqlite3.connect(
+                    self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
                 )
-            if version == 0:  # before anything is written (and before WAL, which fixes it)
-                db.execute(f"PRAGMA page_size = {PAGE_SIZE}")
-            db.execute("PRAGMA journal_mode = WAL")  # stays as it was where WAL cannot work
-            db.execute("PRAGMA synchronous = NORMAL")  # safe in WAL; a cache needs no more
-            db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
-            dropped = self._make(db) if version < SCHEMA else 0
-            db.execute("SELECT rows, bytes FROM totals").fetchone()
-            db.execute(
-                "SELECT model, key, dim, vector, digest, used FROM vectors LIMIT 1"
-            ).fetchall()
-            if dropped:
-                self._shrink(db)
-        except sqlite3.Error as exc:
-            db.close()  # rolls back a schema left half-made
-            raise self._unusable(exc) from None
-        except BaseException:
-            db.close()
-            raise
+            except sqlite3.Error as exc:
+                raise self._unusable(exc) from None
+            try:
+                dropped = self._open(db)
+                break
+            except sqlite3.Error as exc:
+                db.close()  # rolls back a schema left half-made
+                if "locked" in str(exc) and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                    continue
+                raise self._unusable(exc) from None
+            except BaseException:
+                db.close()
+                raise
         self._local.db, self._local.pid = db, os.getpid()
         with self._all_lock:
             self._all.append(db)
@@ -492,6 +484,28 @@ class Store:
                 stacklevel=3,
             )
         return db
+
+    def _open(self, db: sqlite3.Connection) -> int:
+        """Set ``db`` up and check the file's format (made when new, made again when older);
+        returns how many rows an older file held (dropped)."""
+        db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        if version > SCHEMA:
+            raise EmbeddingError(
+                f"the embedding cache {self.path} was written by a newer chunk-explorer "
+                f"(format {version}); upgrade, or give another --cache-dir"
+            )
+        if version == 0:  # before anything is written (and before WAL, which fixes it)
+            db.execute(f"PRAGMA page_size = {PAGE_SIZE}")
+        db.execute("PRAGMA journal_mode = WAL")  # stays as it was where WAL cannot work
+        db.execute("PRAGMA synchronous = NORMAL")  # safe in WAL; a cache needs no more
+        db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
+        dropped = self._make(db) if version < SCHEMA else 0
+        db.execute("SELECT rows, bytes FROM totals").fetchone()
+        db.execute("SELECT model, key, dim, vector, digest, used FROM vectors LIMIT 1").fetchall()
+        if dropped:
+            self._shrink(db)
+        return dropped
 
     def _make(self, db: sqlite3.Connection) -> int:
         """Make the tables of a new file, or make again those of a file in an older format;
