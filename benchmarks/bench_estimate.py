@@ -109,11 +109,14 @@ def main() -> None:
         points = replay(trace)
         errors = [(s, abs(shown - truth) / truth, truth) for s, shown, truth in points]
         within = sum(e <= 0.25 for _, e, _ in errors) / max(len(errors), 1)
+        judged = [e for _, e, truth in errors if truth >= 2.0]  # the bar's last seconds apart
+        within_2s = sum(e <= 0.25 for e in judged) / max(len(judged), 1)
         worst = max(errors, key=lambda x: x[1])
         long = max((x for x in errors if x[2] >= 5.0), key=lambda x: x[1], default=None)
         run = trace["steps"][-1][0] - trace["steps"][0][0]
         print(f"{which}: {len(trace['lengths']):,} texts in {run:.1f} s; {len(errors)} steps after "
-              f"5%: {within:.0%} within 25%; worst {worst[1]:.0%} at {worst[0]:.1%} of the work "
+              f"5%: {within:.0%} within 25% ({within_2s:.0%} of those with ≥ 2 s left); "
+              f"worst {worst[1]:.0%} at {worst[0]:.1%} of the work "
               f"({worst[2]:.1f} s left)" + (f"; worst with ≥ 5 s left {long[1]:.0%} at "
               f"{long[0]:.1%}" if long else ""))  # fmt: skip
         tenths = []

@@ -60,7 +60,7 @@ LABELS = {
     "hybrid_ready": "hybrid-ready, cold: model + embedding (s)",
     "embedded": "… texts embedded",
     "embedding": "… embedding alone (s)",
-    "estimate_error": "… worst error of the time left after 5%",
+    "estimate_error": "… worst error of the time left after 5% (2 s or more left)",
     "eval_50": "50 questions, corpus scope, warm (s)",
     "eval_answering": "… answering alone, without embedding the questions (s)",
     "overview_10k": "overview first paint, 10,000 pages (s)",
@@ -185,10 +185,16 @@ def measure_hybrid(pages: list[tuple[str, str]]) -> dict[str, float]:
     }
 
 
+LEFT_FLOOR = 2.0
+"""The time left is judged while this many seconds or more are really left: in the bar's last
+second a tenth of a second is a large share, and it shows "0 s" or "1 s" either way."""
+
+
 def estimate_error(
     ws: Any, names: list[str], config: Any, steps: list[tuple[float, str]]
 ) -> tuple[float, float]:
-    """The worst error of the time left the bar showed after the first 5% of the work, against
+    """The worst error of the time left the bar showed after the first 5% of the work (while
+    :data:`LEFT_FLOOR` seconds or more are left), against
     the time really left to the last text embedded: the bar's own estimate, remade on the run's
     clock from its steps (each note's "N of M" with its time) by a :class:`Rate` built as the
     run built it (:func:`explorer.preparing.embedding_rate`, on a cold index every text). The
@@ -226,7 +232,7 @@ def estimate_error(
         else:
             share = done / counted[-1][1]
             left = (t - counted[0][0]) * (1 - share) / share if share else None
-        if share < 0.05 or left is None or end - t <= 0:
+        if share < 0.05 or left is None or end - t < LEFT_FLOOR:
             continue
         error = abs(left - (end - t)) / (end - t)
         print(f"time left at {share:6.1%}: shown {left:7.1f} s, truth {end - t:7.1f} s, "
