@@ -116,6 +116,31 @@ def test_spans_counted_from_the_documents_word_pieces_count_as_on_their_own(
     assert count_spans(measure, text, spans, measure.units(text)) == want
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(-1, 3)), max_size=12), st.integers(0, 5))
+def test_word_pieces_made_into_units_in_numpy_are_the_loops_units(
+    steps: list[tuple[int, int]], tail: int
+) -> None:
+    # spans in order, with gaps, touching, and now and then empty or overlapping (the loop's)
+    import numpy as np
+
+    from explorer.chunking.measures import _from_span_arrays, _from_spans
+
+    spans, at = [], 0
+    for gap, width in steps:
+        start = max(at + gap - (1 if width < 0 else 0), 0)
+        spans.append((start, start + max(width, 0)))
+        at = max(at, start + max(width, 0))
+    length = at + tail
+    starts = np.asarray([a for a, _ in spans], dtype=np.int64)
+    ends = np.asarray([b for _, b in spans], dtype=np.int64)
+    want, got = _from_spans(spans, length), _from_span_arrays(starts, ends, length)
+    assert list(got.bounds) == list(want.bounds)
+    assert [got.size(a, b) for a in got.bounds for b in got.bounds if a <= b] == [
+        want.size(a, b) for a in want.bounds for b in want.bounds if a <= b
+    ]
+
+
 def test_a_new_size_encodes_only_the_chunks_cut_inside_a_word(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

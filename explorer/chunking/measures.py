@@ -269,6 +269,30 @@ def _from_spans(spans: Sequence[tuple[int, int]], length: int) -> Units:
     return Units(np.asarray(bounds, dtype=np.int64).data, None, length, cum=cum.data)
 
 
+def _from_span_arrays(starts: Any, ends: Any, length: int) -> Units:
+    """:func:`_from_spans` of the spans ``zip(starts, ends)`` (numpy arrays, in order), in numpy
+    where no span is empty and none overlaps the one before (a tokenizer's word pieces: millions
+    of them in a long document, where the loop takes seconds); as the loop does otherwise."""
+    import numpy as np
+
+    n = len(starts)
+    if length == 0 or n == 0:
+        return _from_spans(list(zip(starts.tolist(), ends.tolist(), strict=True)), length)
+    before = np.concatenate(([0], ends[:-1]))
+    if starts[0] < 0 or bool(np.any(ends <= starts)) or bool(np.any(starts < before)):
+        return _from_spans(list(zip(starts.tolist(), ends.tolist(), strict=True)), length)
+    gap = starts > before  # a segment of no unit before this one
+    at = np.arange(n) + np.cumsum(gap)  # where each span's end goes among the bounds after 0
+    bounds = np.zeros(n + int(gap.sum()) + 1, dtype=np.int64)
+    weights = np.zeros(len(bounds) - 1, dtype=np.int64)
+    bounds[at + 1], weights[at] = ends, 1
+    bounds[at[gap]] = starts[gap]
+    if bounds[-1] < length:
+        bounds, weights = np.append(bounds, length), np.append(weights, 0)
+    cum = np.concatenate(([0], np.cumsum(weights)))
+    return Units(bounds.data, None, length, cum=cum.data)
+
+
 @dataclass(frozen=True)
 class Chars:
     name: str = "chars"
@@ -372,16 +396,18 @@ class ModelTokens:
         :data:`MODEL_PIECE_CHARS` long) in one batch: WordPiece never joins characters across white
         space, so the pieces tokenise exactly as the whole does — in a tenth of the time, which
         for one string grows faster than its length."""
+        import numpy as np
+
         pieces = _pieces_at_spaces(text, MODEL_PIECE_CHARS)
         encoded = model_tokenizer(self.model_dir).encode_batch(
             [text[a:b] for a, b in pieces], add_special_tokens=False
         )
         spans = [
-            (a + s, a + e)
+            np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2) + a
             for (a, _b), enc in zip(pieces, encoded, strict=True)
-            for s, e in enc.offsets
         ]
-        return _from_spans(spans, len(text))
+        every = np.concatenate(spans) if spans else np.zeros((0, 2), dtype=np.int64)
+        return _from_span_arrays(every[:, 0], every[:, 1], len(text))
 
 
 MODEL_PIECE_CHARS = 8192
