@@ -143,7 +143,7 @@ def worst_after_5_percent(steps: list[tuple[float, float, float | None]]) -> flo
 def test_the_time_left_is_within_a_quarter_of_the_truth_after_the_first_5_percent(n: int) -> None:
     steps = run(site_texts(n), weighted)
     later = [(share, truth, left) for share, truth, left in steps if share >= 0.05]
-    assert len(later) >= 0.9 * n // BATCH  # nearly every step is judged
+    assert len(later) >= 0.95 * n // BATCH  # the first 5% of the time holds 5% of the steps
     worst = max(abs(left - truth) / truth for _, truth, left in later if left is not None)
     assert worst <= 0.25, worst
     assert all(left is not None for _, _, left in later)
